@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class DatasetsConfig(AppConfig):
+    name = "datasets"
+    verbose_name = "Trajectories"

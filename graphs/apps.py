@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class GraphsConfig(AppConfig):
+    name = "graphs"
+    verbose_name = "EDGE graph"

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class KopaSiteConfig(AppConfig):
+    name = "kopa_site"
+    verbose_name = "KOPA site"

@@ -1,0 +1,189 @@
+"""KOPA Console settings: one module, driven by environment variables with laptop defaults."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kopa_site.env import (
+    ConfigError,
+    database_config,
+    env_bool,
+    env_choice,
+    env_int,
+    env_list,
+    env_str,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("KOPA_VAR_DIR", str(BASE_DIR / "var")))
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+DEBUG = env_bool("DEBUG", True)
+SECRET_KEY = env_str("SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ConfigError("SECRET_KEY", "required when DEBUG is off (set a long random string)")
+    SECRET_KEY = "kopa-dev-only-insecure-key-do-not-use-in-production"
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_q",
+    "kopa_site",
+    "apis",
+    "graphs",
+    "datasets",
+    "benchmarks",
+    "training",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "kopa_site.urls"
+WSGI_APPLICATION = "kopa_site.wsgi.application"
+ASGI_APPLICATION = "kopa_site.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "kopa_site.context_processors.site",
+            ],
+        },
+    },
+]
+
+DATABASES = {"default": database_config(env_str("DATABASE_URL"), sqlite_path=VAR_DIR / "kopa.sqlite3")}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "ko-kr"
+TIME_ZONE = "Asia/Seoul"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = VAR_DIR / "static"
+
+# --- Queue (django-q2) -------------------------------------------------------------------------
+# retry must exceed timeout, or the broker re-presents a task that is still running; failures are
+# acknowledged after max_attempts so a poisoned task is not re-delivered forever.
+REDIS_URL = env_str("REDIS_URL")
+QUEUE_BROKER = env_choice("KOPA_BROKER", ("orm", "redis"), "redis" if REDIS_URL else "orm")
+if QUEUE_BROKER == "redis" and not REDIS_URL:
+    raise ConfigError("REDIS_URL", "required when KOPA_BROKER=redis (e.g. redis://127.0.0.1:6379/0)")
+if REDIS_URL and not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
+    raise ConfigError("REDIS_URL", f"unsupported scheme in {REDIS_URL!r}; use redis://host:6379/0")
+
+QUEUE_WORKERS = env_int("KOPA_WORKERS", 2, minimum=1)
+QUEUE_TIMEOUT = env_int("KOPA_TASK_TIMEOUT", 3600, minimum=10)
+GPU_TASK_TIMEOUT = env_int("KOPA_GPU_TASK_TIMEOUT", 12 * 3600, minimum=60)
+
+Q_CLUSTER = {
+    "name": "default",
+    "workers": QUEUE_WORKERS,
+    "timeout": QUEUE_TIMEOUT,
+    "retry": QUEUE_TIMEOUT + 600,
+    "max_attempts": 1,
+    "ack_failures": True,
+    "save_limit": 500,
+    "catch_up": False,
+    "poll": 0.5,
+    "label": "Queue",
+    "ALT_CLUSTERS": {
+        # One worker, recycled after every task: GPU work runs in a fresh subprocess it starts.
+        "gpu": {
+            "workers": 1,
+            "recycle": 1,
+            "timeout": GPU_TASK_TIMEOUT,
+            "retry": GPU_TASK_TIMEOUT + 900,
+            "max_attempts": 1,
+        },
+    },
+}
+if QUEUE_BROKER == "redis":
+    Q_CLUSTER["redis"] = REDIS_URL
+else:
+    Q_CLUSTER["orm"] = "default"
+
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        if REDIS_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
+}
+
+# Jobs whose worker stopped beating for this long are marked failed by the sweeper.
+JOB_HEARTBEAT_TIMEOUT = env_int("KOPA_JOB_HEARTBEAT_TIMEOUT", 120, minimum=5)
+
+# --- API ---------------------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["kopa_site.permissions.RolePermission"],
+    "DEFAULT_PAGINATION_CLASS": "kopa_site.pagination.CappedLimitOffsetPagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_FILTER_BACKENDS": [
+        "django_filters.rest_framework.DjangoFilterBackend",
+        "rest_framework.filters.OrderingFilter",
+        "rest_framework.filters.SearchFilter",
+    ],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_THROTTLE_RATES": {"jobs": env_str("KOPA_JOB_THROTTLE", "120/hour")},
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "KOPA Console API",
+    "DESCRIPTION": "Catalog, EDGE graph, trajectories, KOPA-Bench and training jobs.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"httpx": {"level": "WARNING"}, "httpcore": {"level": "WARNING"}},
+}

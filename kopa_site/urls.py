@@ -1,0 +1,16 @@
+"""Root URL map: pages per app, one API router under /api/v1/, admin, and the sandbox."""
+
+from django.contrib import admin
+from django.urls import include, path
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("accounts/", include("django.contrib.auth.urls")),
+    path("api/v1/", include("kopa_site.api.urls")),
+    path("catalog/", include("apis.urls")),
+    path("graph/", include("graphs.urls")),
+    path("trajectories/", include("datasets.urls")),
+    path("bench/", include("benchmarks.urls")),
+    path("training/", include("training.urls")),
+    path("", include("kopa_site.pages")),
+]
