@@ -1,7 +1,18 @@
-"""Values every page template can use."""
+"""Values every page template can use: the navigation and the signed-in user's role."""
 
 from django.conf import settings
+from django.utils.functional import SimpleLazyObject
+
+from kopa_site.navigation import nav_links
+from kopa_site.roles import role_of
 
 
 def site(request):
-    return {"KOPA_DEBUG": settings.DEBUG}
+    user = getattr(request, "user", None)
+    signed_in = user is not None and user.is_authenticated
+    return {
+        "KOPA_DEBUG": settings.DEBUG,
+        # Lazy: pages that never show the header (error pages, partials) pay nothing.
+        "nav": SimpleLazyObject(lambda: nav_links(user=user, path=request.path) if signed_in else []),
+        "user_role": SimpleLazyObject(lambda: role_of(user) if signed_in else None),
+    }

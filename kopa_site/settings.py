@@ -9,9 +9,11 @@ from kopa_site.env import (
     database_config,
     env_bool,
     env_choice,
+    env_float,
     env_int,
     env_list,
     env_str,
+    redact_url,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -51,6 +53,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -97,6 +100,16 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "static"
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    # plotly.js straight from the installed plotly wheel, so it always matches the Python package.
+    "kopa_site.staticfinders.PackageFileFinder",
+]
+# WhiteNoise serves the static files in every mode, straight from the finders: no collectstatic step
+# and no separate web server, so DEBUG=0 pages look the same as DEBUG=1 ones.
+WHITENOISE_USE_FINDERS = True
+STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise also serves collectstatic's output, and warns when it is missing
 
 # --- Queue (django-q2) -------------------------------------------------------------------------
 # retry must exceed timeout, or the broker re-presents a task that is still running; failures are
@@ -106,7 +119,7 @@ QUEUE_BROKER = env_choice("KOPA_BROKER", ("orm", "redis"), "redis" if REDIS_URL 
 if QUEUE_BROKER == "redis" and not REDIS_URL:
     raise ConfigError("REDIS_URL", "required when KOPA_BROKER=redis (e.g. redis://127.0.0.1:6379/0)")
 if REDIS_URL and not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
-    raise ConfigError("REDIS_URL", f"unsupported scheme in {REDIS_URL!r}; use redis://host:6379/0")
+    raise ConfigError("REDIS_URL", f"unsupported scheme in {redact_url(REDIS_URL)!r}; use redis://host:6379/0")
 
 QUEUE_WORKERS = env_int("KOPA_WORKERS", 2, minimum=1)
 QUEUE_TIMEOUT = env_int("KOPA_TASK_TIMEOUT", 3600, minimum=10)
@@ -149,12 +162,42 @@ CACHES = {
 
 # Jobs whose worker stopped beating for this long are marked failed by the sweeper.
 JOB_HEARTBEAT_TIMEOUT = env_int("KOPA_JOB_HEARTBEAT_TIMEOUT", 120, minimum=5)
+# A running job's worker writes its heartbeat this often (seconds); a few beats fit in the timeout.
+KOPA_JOB_HEARTBEAT_INTERVAL = env_float("KOPA_JOB_HEARTBEAT_INTERVAL", 10.0)
+if not 0 < KOPA_JOB_HEARTBEAT_INTERVAL * 3 <= JOB_HEARTBEAT_TIMEOUT:
+    raise ConfigError(
+        "KOPA_JOB_HEARTBEAT_INTERVAL",
+        f"must be positive and at most a third of KOPA_JOB_HEARTBEAT_TIMEOUT ({JOB_HEARTBEAT_TIMEOUT} s)",
+    )
+# Extra modules that register job kinds (apps' <app>/jobs.py are found without this).
+KOPA_JOB_MODULES = env_list("KOPA_JOB_MODULES", [])
+
+# --- Sandbox (offline emulation of the Korean public APIs; docs/sandbox.md) ----------------------
+# Read by apis.sandbox.config.SandboxConfig.from_mapping; the demo keys are always accepted.
+SANDBOX = {
+    "extra_service_keys": env_list("KOPA_SANDBOX_KEYS", []),
+    "now": env_str("KOPA_SANDBOX_NOW", "2026-11-18T14:20:00+09:00"),
+    "latency_ms": env_float("KOPA_SANDBOX_LATENCY_MS", 0.0),
+    "jitter_ms": env_float("KOPA_SANDBOX_JITTER_MS", 0.0),
+    "fault_rate": env_float("KOPA_SANDBOX_FAULT_RATE", 0.0),
+    "faults": env_list("KOPA_SANDBOX_FAULTS", ["500", "502", "503", "timeout", "reset", "quota", "malformed"]),
+    "seed": env_int("KOPA_SANDBOX_SEED", 0),
+    "daily_quota": env_int("KOPA_SANDBOX_DAILY_QUOTA", 10_000, minimum=0),
+    "gateway_variant": env_choice("KOPA_SANDBOX_GATEWAY_VARIANT", ("a", "b"), "b").upper(),
+    "gateway_xml_status": env_int("KOPA_SANDBOX_GATEWAY_XML_STATUS", 200),
+    "gateway_json_status": env_int("KOPA_SANDBOX_GATEWAY_JSON_STATUS", 403),
+    "gateway_json_errors": env_bool("KOPA_SANDBOX_GATEWAY_JSON_ERRORS", True),
+    "timeout_hold_s": env_float("KOPA_SANDBOX_TIMEOUT_HOLD_S", 30.0),
+    "header_overrides": env_bool("KOPA_SANDBOX_HEADER_OVERRIDES", True),
+}
 
 # --- API ---------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
+    # Token first: DRF answers an anonymous request with the first class's challenge, so clients
+    # get 401 + "WWW-Authenticate: Token" rather than a bare 403. Browsers still use the session.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["kopa_site.permissions.RolePermission"],
     "DEFAULT_PAGINATION_CLASS": "kopa_site.pagination.CappedLimitOffsetPagination",
@@ -173,6 +216,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Catalog, EDGE graph, trajectories, KOPA-Bench and training jobs.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The schema and both doc pages need the same role as any API read.
+    "SERVE_PERMISSIONS": ["kopa_site.permissions.RolePermission"],
+    # validatorUrl None: Swagger UI would otherwise send the schema to validator.swagger.io.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",

@@ -12,5 +12,6 @@ urlpatterns = [
     path("trajectories/", include("datasets.urls")),
     path("bench/", include("benchmarks.urls")),
     path("training/", include("training.urls")),
+    path("sandbox/", include("apis.sandbox.urls")),
     path("", include("kopa_site.pages")),
 ]

@@ -1,0 +1,1 @@
+"""Helpers shared by tests: test-only job kinds and users with roles."""
