@@ -1,0 +1,1 @@
+"""One module per API family; every module here is imported by registry.load_families()."""

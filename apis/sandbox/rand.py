@@ -1,0 +1,28 @@
+"""Deterministic randomness: every generator seeds from a stable hash of its inputs, never Python's hash()."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+
+def stable_int(*parts: object) -> int:
+    """A 64-bit integer that depends only on the text of parts (stable across processes and runs)."""
+    text = "\x1f".join(str(part) for part in parts)
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "big")
+
+
+def rng(*parts: object) -> random.Random:
+    """A fresh random.Random seeded from parts; the same parts always give the same sequence."""
+    return random.Random(stable_int(*parts))
+
+
+def pick_weighted(r: random.Random, options: list[tuple[object, float]]):
+    """One option drawn by weight, e.g. pick_weighted(r, [("개인", 0.8), ("법인", 0.2)])."""
+    total = sum(weight for _, weight in options)
+    point = r.random() * total
+    for value, weight in options:
+        point -= weight
+        if point < 0:
+            return value
+    return options[-1][0]
