@@ -116,7 +116,7 @@ def _dispatch(req: SandboxRequest, config: SandboxConfig, state: SandboxState, f
 
     if op.service.retired:
         return auth.render(ctx, RETIRED)
-    if req.method != op.method and not (req.method == "HEAD" and op.method == "GET"):
+    if req.method not in (op.method, *op.other_methods) and not (req.method == "HEAD" and op.method == "GET"):
         return respond("Method Not Allowed", TEXT_UTF8, 405, Allow=op.method)
     if fault in ("500", "502", "503"):
         return faults.error_page(int(fault))
@@ -152,7 +152,9 @@ def _serve(ctx: Context) -> SandboxResponse:
 
 
 def collect_params(ctx: Context) -> Params:
-    """First value of every query parameter, plus path parameters (path wins, as it is the route)."""
-    params = Params({name: values[0] for name, values in ctx.req.query.items() if values})
+    """First value of every form field (POST) and query parameter (query wins), plus path parameters (path wins,
+    as it is the route)."""
+    params = Params({name: values[0] for name, values in ctx.req.form().items() if values})
+    params.update({name: values[0] for name, values in ctx.req.query.items() if values})
     params.update(ctx.path_params)
     return params

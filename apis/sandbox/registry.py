@@ -147,6 +147,7 @@ class Operation:
     missing_param_code: str = "11"  # how this API reports a missing required parameter
     match_query: dict[str, str] = field(default_factory=dict)  # e.g. KOSIS ?method=getList
     notes: str = ""  # what differs from live, shown in docs and the spec description
+    other_methods: tuple[str, ...] = ()  # also accepted, e.g. Juso's POST form next to GET
 
     @property
     def full_path(self) -> str:
@@ -224,6 +225,7 @@ class ServiceDef:
         method: str = "GET",
         missing_param_code: str = "11",
         notes: str = "",
+        other_methods: Sequence[str] = (),
     ) -> Callable[[Handler], Handler]:
         """Register the decorated function as the handler of one operation of this service."""
 
@@ -244,6 +246,7 @@ class ServiceDef:
                 missing_param_code=missing_param_code,
                 match_query=dict(parse_qsl(query)),
                 notes=notes,
+                other_methods=tuple(m.upper() for m in other_methods),
             )
             REGISTRY.add_operation(op)
             return handler

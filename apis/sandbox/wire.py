@@ -29,6 +29,15 @@ class SandboxRequest:
         values = self.query.get(name)
         return values[0] if values else default
 
+    def form(self) -> dict[str, list[str]]:
+        """Fields of an application/x-www-form-urlencoded POST body (Juso takes its query that way too)."""
+        if self.method != "POST" or "x-www-form-urlencoded" not in self.headers.get("content-type", ""):
+            return {}
+        fields: dict[str, list[str]] = {}
+        for name, value in parse_qsl(self.body.decode("utf-8", "replace"), keep_blank_values=True):
+            fields.setdefault(name, []).append(value)
+        return fields
+
     def raw_arg(self, name: str) -> str | None:
         """The still-encoded text of a query parameter, taken from raw_query."""
         for part in self.raw_query.split("&"):
