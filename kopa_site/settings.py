@@ -191,6 +191,35 @@ SANDBOX = {
     "header_overrides": env_bool("KOPA_SANDBOX_HEADER_OVERRIDES", True),
 }
 
+# --- API catalog and executor (apis/services.py) -------------------------------------------------
+# Where sandbox mode sends calls (<origin>/sandbox/<live host>/...): by default this site itself.
+_SITE_HOST = env_str("KOPA_HOST", "127.0.0.1") or "127.0.0.1"
+KOPA_SANDBOX_ORIGIN = env_str(
+    "KOPA_SANDBOX_ORIGIN",
+    f"http://{'127.0.0.1' if _SITE_HOST == '0.0.0.0' else _SITE_HOST}:{env_int('KOPA_PORT', 8000)}",
+)
+# Encrypts stored service keys (a Fernet key or a passphrase); empty: derived from SECRET_KEY.
+KOPA_CREDENTIAL_KEY = env_str("KOPA_CREDENTIAL_KEY", "")
+KOPA_EXECUTOR = {
+    "timeout_s": env_float("KOPA_EXECUTOR_TIMEOUT_S", 10.0),
+    "max_attempts": env_int("KOPA_EXECUTOR_MAX_ATTEMPTS", 3, minimum=1),
+    "base_delay_s": env_float("KOPA_EXECUTOR_BASE_DELAY_S", 0.25),
+    "max_delay_s": env_float("KOPA_EXECUTOR_MAX_DELAY_S", 4.0),
+    "concurrency": env_int("KOPA_EXECUTOR_CONCURRENCY", 8, minimum=1),
+    # Record mode calls this target and stores what came back for replay.
+    "record_target": env_choice("KOPA_RECORD_TARGET", ("live", "sandbox"), "live"),
+    # Response bodies up to this many bytes are kept (gzip) on ApiCall rows; larger ones by hash only.
+    "body_cap_bytes": env_int("KOPA_APICALL_BODY_CAP", 2_000_000, minimum=0),
+}
+# EDGE candidate proposals (graphs/, docs/edge.md): an OpenAI-compatible endpoint for the optional LLM
+# scorer/proposer and embeddings; empty: rules and the local TF-IDF retriever only.
+KOPA_EDGE = {
+    "llm_url": env_str("KOPA_EDGE_LLM_URL", ""),
+    "llm_model": env_str("KOPA_EDGE_LLM_MODEL", ""),
+    "llm_key": env_str("KOPA_EDGE_LLM_KEY", ""),
+    "embedding_model": env_str("KOPA_EDGE_EMBEDDING_MODEL", ""),
+}
+
 # --- API ---------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     # Token first: DRF answers an anonymous request with the first class's challenge, so clients

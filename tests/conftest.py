@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from django.test import Client
 from rest_framework.authtoken.models import Token
@@ -97,3 +99,28 @@ def sandbox_server_url():
     url, stop = start_sandbox_server(port=0)
     yield url
     stop()
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless chromium for the whole run; each test opens its own context."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    from tests.support.browser import launch_chromium
+
+    # Playwright's sync API keeps an event loop in this thread; Django would then refuse ORM calls
+    # made by the test itself, which are synchronous and safe here.
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+    with sync_api.sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(chromium):
+    context = chromium.new_context(viewport={"width": 1280, "height": 900}, locale="ko-KR")
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    yield page
+    context.close()

@@ -4,17 +4,23 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
+from apis.api.views import ApiCallViewSet, ApiServiceViewSet, ProviderViewSet, SpecImportView, ToolViewSet
 from kopa_site.api.jobs import JobViewSet
 from kopa_site.api.views import ObtainTokenView, StatsViewSet
 
 router = DefaultRouter()
 router.register("stats", StatsViewSet, basename="stats")
 router.register("jobs", JobViewSet, basename="job")
+router.register("providers", ProviderViewSet, basename="provider")
+router.register("services", ApiServiceViewSet, basename="apiservice")
+router.register("tools", ToolViewSet, basename="tool")
+router.register("calls", ApiCallViewSet, basename="apicall")
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
     path("auth/token/", ObtainTokenView.as_view(), name="api-token"),
+    path("specs/import/", SpecImportView.as_view(), name="spec-import"),
     path("", include(router.urls)),
 ]

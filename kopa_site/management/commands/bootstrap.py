@@ -10,6 +10,7 @@ from kopa_site.env import env_str
 STEPS: list[tuple[str, list[str]]] = [
     ("migrate", ["--noinput"]),
     ("setup_schedules", []),
+    ("catalog_import", ["--bundled"]),
     ("create_demo_users", ["--password", env_str("KOPA_DEMO_PASSWORD", "kopa-demo") or "kopa-demo"]),
 ]
 
