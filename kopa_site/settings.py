@@ -253,6 +253,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Several models have a `status`; name each enum after its model so the schema stays readable.
+    "ENUM_NAME_OVERRIDES": {"JobStatusEnum": "kopa_site.models.Job.Status"},
 }
 
 LOGGING = {

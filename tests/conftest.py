@@ -101,20 +101,30 @@ def sandbox_server_url():
     stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def chromium():
-    """One headless chromium for the whole run; each test opens its own context."""
+    """A headless chromium for one test.
+
+    Playwright's sync API runs an event loop in this thread for as long as it is open, which would
+    break every later test that calls asyncio.run(); so it lives only as long as the test.
+    """
     sync_api = pytest.importorskip("playwright.sync_api")
     from tests.support.browser import launch_chromium
 
-    # Playwright's sync API keeps an event loop in this thread; Django would then refuse ORM calls
-    # made by the test itself, which are synchronous and safe here.
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-    with sync_api.sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        yield browser
-        browser.close()
+    # With that loop running, Django refuses ORM calls made by the test itself, which are
+    # synchronous and safe here.
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_api.sync_playwright() as playwright:
+            browser = launch_chromium(playwright)
+            yield browser
+            browser.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 @pytest.fixture
