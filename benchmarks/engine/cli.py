@@ -1,6 +1,7 @@
 """Command line for the engines, without Django: validate task files, run a model on them, score a run.
 
     python -m benchmarks.engine.cli validate bench/tasks/
+    python -m benchmarks.engine.cli stats benchmarks/tasks/
     python -m benchmarks.engine.cli run --tasks bench/tasks/ --backend oracle --start-sandbox --out var/bench/oracle.jsonl
     python -m benchmarks.engine.cli run --tasks bench/tasks/ --backend openai --base-url http://gpu:8000/v1 \
         --model kor-tool-9b --sandbox-url http://127.0.0.1:8765 --seeds 0 1 2 3 --concurrency 16 --out var/bench/run.jsonl
@@ -34,6 +35,7 @@ from benchmarks.engine.runner import (
     run_tasks,
     write_results_jsonl,
 )
+from benchmarks.engine.suite import suite_stats
 from benchmarks.engine.task import TaskFileError, load_tasks
 from benchmarks.engine.vllm_launcher import VllmConfig, endpoint
 
@@ -64,6 +66,15 @@ def cmd_validate(args) -> int:
     print(f"{len(tasks)} tasks OK, checksum {tasks.checksum}")
     for path, version in tasks.data_versions.items():
         print(f"  {path}: data_version {version}")
+    return 0
+
+
+def cmd_stats(args) -> int:
+    catalog = sandbox_catalog(args.specs)
+    tasks = _load(args.paths, catalog)
+    provider_of = {name: tool.provider or tool.base_url for name, tool in catalog.tools.items()}
+    stats = suite_stats(tasks, provider_of=provider_of)
+    print(json.dumps(stats.as_dict(), ensure_ascii=False, indent=2))
     return 0
 
 
@@ -204,6 +215,10 @@ def parser() -> argparse.ArgumentParser:
     validate = commands.add_parser("validate", help="check task files")
     validate.add_argument("paths", nargs="+")
     validate.set_defaults(func=cmd_validate)
+
+    stats = commands.add_parser("stats", help="what a suite covers: providers, domains, calls, shapes")
+    stats.add_argument("paths", nargs="+")
+    stats.set_defaults(func=cmd_stats)
 
     run = commands.add_parser("run", help="run a backend on tasks and store the episodes as JSON lines")
     run.add_argument("--tasks", nargs="+", required=True)
