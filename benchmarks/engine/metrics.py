@@ -646,8 +646,10 @@ def gold_binding_problems(task: Task, episode: EpisodeResult) -> list[str]:
                     for record in records:
                         if binding.field in record:
                             values.add(canonical_args({"v": binding.apply(record[binding.field])}))
-            wanted = canonical_args({"v": gold.args.get(binding.arg)})
-            if wanted not in values:
+            target = gold.args.get(binding.arg)
+            # A list argument (NTS b_no) is bound element by element: each element must come from some record.
+            items = target if isinstance(target, list) else [target]
+            if any(canonical_args({"v": item}) not in values for item in items):
                 problems.append(
                     f"{task.id}/{gold.id}: {binding.arg}={gold.args.get(binding.arg)!r} is not {binding.transform}"
                     f"({binding.field}) of any record {binding.source} returned"
