@@ -53,9 +53,16 @@ def sandbox_catalog(specs: Path = SPECS) -> FunctionToolset:
     return build_toolset(tools)
 
 
+def catalog_arguments(catalog: FunctionToolset) -> dict[str, list[str]]:
+    """{function name: the argument names its schema shows a model}: what gold calls may use."""
+    return {
+        schema["function"]["name"]: list(schema["function"]["parameters"]["properties"]) for schema in catalog.schemas
+    }
+
+
 def _load(paths, catalog: FunctionToolset):
     try:
-        return load_tasks(paths, catalog=catalog.tools)
+        return load_tasks(paths, catalog=catalog_arguments(catalog))
     except TaskFileError as error:
         print(error, file=sys.stderr)
         raise SystemExit(1) from None

@@ -245,14 +245,35 @@ class TaskFileError(ValueError):
         super().__init__(f"{len(self.problems)} problem(s) in task files:\n{shown}{more}")
 
 
-def load_tasks(paths: str | Path | Iterable[str | Path], *, catalog: Iterable[str] | None = None) -> TaskSet:
+Catalog = Iterable[str] | Mapping[str, Iterable[str]]
+
+
+def _catalog(catalog: Catalog | None) -> dict[str, set[str] | None] | None:
+    """{function name: its argument names, or None when unknown}."""
+    if catalog is None:
+        return None
+    if isinstance(catalog, Mapping):
+        return {name: _parameter_names(params) for name, params in catalog.items()}
+    return dict.fromkeys(catalog)
+
+
+def _parameter_names(params: Any) -> set[str] | None:
+    if isinstance(params, Mapping) and "function" in params:  # an OpenAI tool schema
+        params = params["function"].get("parameters", {}).get("properties", {})
+    if isinstance(params, Mapping) or isinstance(params, Iterable) and not isinstance(params, str):
+        return set(params)
+    return None
+
+
+def load_tasks(paths: str | Path | Iterable[str | Path], *, catalog: Catalog | None = None) -> TaskSet:
     """Read and validate task files (a file, a directory of *.json/*.yaml/*.yml, or several).
 
-    catalog, when given, is every function name the benchmark may offer; tool names outside it are errors.
-    Raises TaskFileError listing every problem in every file.
+    catalog, when given, is every function name the benchmark may offer (tool names outside it are errors), or
+    a mapping of function name to the argument names its schema shows the model (arguments outside it are
+    errors too: a gold call must use the names a model sees). Raises TaskFileError listing every problem.
     """
     files = _expand(paths)
-    known = set(catalog) if catalog is not None else None
+    known = _catalog(catalog)
     problems: list[TaskProblem] = []
     tasks: list[Task] = []
     versions: dict[str, str] = {}
@@ -281,9 +302,9 @@ def load_tasks(paths: str | Path | Iterable[str | Path], *, catalog: Iterable[st
     return TaskSet(tasks=tuple(tasks), data_versions=versions, checksum=tasks_checksum(tasks))
 
 
-def parse_tasks(document: Any, *, name: str = "<memory>", catalog: Iterable[str] | None = None) -> TaskSet:
+def parse_tasks(document: Any, *, name: str = "<memory>", catalog: Catalog | None = None) -> TaskSet:
     """Validate an already parsed task document (a dict as a task file holds)."""
-    reader = _FileReader(name, set(catalog) if catalog is not None else None)
+    reader = _FileReader(name, _catalog(catalog))
     file_tasks, data_version = reader.read(document)
     if reader.problems:
         raise TaskFileError(reader.problems)
@@ -345,7 +366,7 @@ def _escape(token: Any) -> str:
 class _FileReader:
     """Validates one parsed document, collecting problems instead of stopping at the first."""
 
-    def __init__(self, name: str, catalog: set[str] | None):
+    def __init__(self, name: str, catalog: dict[str, set[str] | None] | None):
         self.name = name
         self.catalog = catalog
         self.problems: list[TaskProblem] = []
@@ -538,6 +559,15 @@ class _FileReader:
         for name, options in alternatives.items():
             if options != ANY and not isinstance(options, list):
                 self.problem(f"{pointer}/alternatives/{_escape(name)}", "'*' (any value or none) or a list of values")
+        known_args = self.catalog.get(tool) if self.catalog is not None and isinstance(tool, str) else None
+        if known_args is not None:
+            for field_name, names in (("args", args), ("alternatives", alternatives)):
+                for name in names:
+                    if name not in known_args:
+                        self.problem(
+                            f"{pointer}/{field_name}/{_escape(name)}",
+                            f"{tool} has no argument {name!r}; its schema shows: {', '.join(sorted(known_args))}",
+                        )
         after = self.strings(raw.get("after", []), f"{pointer}/after")
         for position, dependency in enumerate(after):
             if dependency not in earlier:
