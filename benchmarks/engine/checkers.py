@@ -81,8 +81,12 @@ def _is_word_char(char: str) -> bool:
 
 
 def find_word(needle: str, haystack: str) -> bool:
-    """Whether the normalised needle occurs in the normalised haystack as a whole word (Korean-aware)."""
-    needle, haystack = normalize_text(needle), normalize_text(haystack)
+    """Whether the normalised needle occurs in the normalised haystack as a whole word (Korean-aware).
+
+    A needle ending in `*` is a stem: any continuation matches ("조회할 수 없*" finds "조회할 수 없습니다").
+    """
+    stem = needle.rstrip().endswith("*")
+    needle, haystack = normalize_text(needle.rstrip().rstrip("*")), normalize_text(haystack)
     compact = needle.replace(" ", "")
     if not compact:
         return False
@@ -91,7 +95,7 @@ def find_word(needle: str, haystack: str) -> bool:
         start, end = match.start(), match.end()
         if start > 0 and _is_word_char(haystack[start - 1]) and _is_word_char(compact[0]):
             continue
-        if end < len(haystack):
+        if end < len(haystack) and not stem:
             following = haystack[end]
             if following.isdigit() and compact[-1].isdigit():
                 continue

@@ -166,3 +166,12 @@ def test_check_answer_dispatches_on_the_spec():
     assert not check_answer(numeric, None).passed
     with pytest.raises(ValueError, match="unknown checker"):
         check_answer(AnswerSpec(checker="regex", value="x", text="x"), "x")
+
+
+def test_a_stem_needle_matches_any_ending():
+    from benchmarks.engine.checkers import check_contains, find_word
+
+    assert not find_word("조회할 수 없", "조회할 수 없습니다")
+    assert find_word("조회할 수 없*", "해당 정보는 조회할 수 없습니다.")
+    assert check_contains("정답: 이 도구로는 제공하지 않습니다", "제공하지 않*").passed
+    assert not check_contains("정답: 제공합니다", "제공하지 않*").passed
