@@ -806,6 +806,9 @@ def _json_schema(source: Mapping[str, Any]) -> dict[str, Any]:
         schema["description"] = _clean_text(schema["description"])
     if schema.get("type") == "object" and isinstance(source.get("properties"), Mapping):
         schema["properties"] = {k: _json_schema(v) for k, v in source["properties"].items() if isinstance(v, Mapping)}
+        needed = [name for name in source.get("required") or [] if name in schema["properties"]]
+        if needed:
+            schema["required"] = needed
     return schema
 
 

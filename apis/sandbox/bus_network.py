@@ -18,6 +18,7 @@ from apis.sandbox.rand import rng
 
 EARTH_M_PER_DEG = 111_320.0
 CELL_M = 500.0  # grid cell for neighbour search
+_SLACK = 1e-6  # numpy's prefilter keeps borderline stops; the exact test decides
 
 
 @dataclass(frozen=True)
@@ -82,14 +83,15 @@ def distance_m(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
     return math.hypot(x, lat2 - lat1) * EARTH_M_PER_DEG
 
 
-def _angle_between(a: float, b: float) -> float:
-    return abs((a - b + math.pi) % (2 * math.pi) - math.pi)
-
-
 class Network:
     """Stops of one city and the routes laid over them (build once per process and cache)."""
 
     def __init__(self, stops: Sequence[Stop], *, longest_hop_m: float = 1300):
+        # numpy speeds up the stop search of build(); imported here, not at module level, so the processes
+        # that never lay out a network (most) do not pay its 0.15 s import.
+        import numpy
+
+        self._np = numpy
         self.stops: tuple[Stop, ...] = tuple(stops)
         # (radius, sharpest turn in degrees) tried in turn when looking for the next stop; rural lines need long hops.
         self._reaches = tuple(
@@ -101,22 +103,26 @@ class Network:
         self._kx = EARTH_M_PER_DEG * math.cos(math.radians(lat0))
         self._x = [stop.lon * self._kx for stop in self.stops]
         self._y = [stop.lat * EARTH_M_PER_DEG for stop in self.stops]
-        self._grid: dict[tuple[int, int], list[int]] = {}
-        for i in range(len(self.stops)):
-            self._grid.setdefault((int(self._x[i] // CELL_M), int(self._y[i] // CELL_M)), []).append(i)
+        # Grid cell -> (stop index, x, y) of the stops in it, in index order.
+        self._grid: dict[tuple[int, int], list[tuple[int, float, float]]] = {}
+        for i, (x, y) in enumerate(zip(self._x, self._y, strict=True)):
+            self._grid.setdefault((int(x // CELL_M), int(y // CELL_M)), []).append((i, x, y))
         self.routes: tuple[Route, ...] = ()
         self._by_stop: dict[int, tuple[int, ...]] = {}
+        self._blocks: dict[tuple[int, int, int], tuple] = {}
+        self._names = [stop.name for stop in self.stops]
+        self._kinds = [stop.kind for stop in self.stops]
 
     def _around(self, x: float, y: float, radius_m: float) -> list[tuple[float, int]]:
         reach = int(math.ceil(radius_m / CELL_M))
         cx, cy = int(x // CELL_M), int(y // CELL_M)
         limit = radius_m * radius_m
-        xs, ys, grid = self._x, self._y, self._grid
+        grid = self._grid
         found = []
         for gx in range(cx - reach, cx + reach + 1):
             for gy in range(cy - reach, cy + reach + 1):
-                for i in grid.get((gx, gy), ()):
-                    d2 = (xs[i] - x) ** 2 + (ys[i] - y) ** 2
+                for i, xi, yi in grid.get((gx, gy), ()):
+                    d2 = (xi - x) ** 2 + (yi - y) ** 2
                     if d2 <= limit:
                         found.append((math.sqrt(d2), i))
         return found
@@ -160,6 +166,7 @@ class Network:
                 for i in set(made.stops):
                     cover[i] += 1
         self.routes = tuple(routes)
+        self._blocks.clear()  # only the layout needs them
         by_stop: dict[int, list[int]] = {}
         for n, route in enumerate(self.routes):
             for i in dict.fromkeys(route.stops):
@@ -216,19 +223,60 @@ class Network:
             names.add(self.stops[best].name)
         return chain
 
+    def _block(self, cx: int, cy: int, reach: int):
+        """(stop indexes, x, y) of the square of cells around (cx, cy), in _around's scan order, as arrays."""
+        key = (cx, cy, reach)
+        found = self._blocks.get(key)
+        if found is None:
+            np = self._np
+            rows = [
+                entry
+                for gx in range(cx - reach, cx + reach + 1)
+                for gy in range(cy - reach, cy + reach + 1)
+                for entry in self._grid.get((gx, gy), ())
+            ]
+            found = (
+                [entry[0] for entry in rows],
+                np.array([entry[1] for entry in rows], dtype=float),
+                np.array([entry[2] for entry in rows], dtype=float),
+            )
+            self._blocks[key] = found
+        return found
+
     def _next_stop(
         self, here: int, heading: float, used: set[int], names: set[str], cover: list[int], r, avoid: tuple[str, ...]
     ) -> int | None:
-        """The next stop ahead: about 400 m on, close to the heading, preferring stops no route serves yet."""
+        """The next stop ahead: about 400 m on, close to the heading, preferring stops no route serves yet.
+
+        This is the network builder's inner loop, so numpy first drops the stops of the surrounding cells that
+        are too near, too far or too far off the heading, with a little slack. The rest are checked and scored
+        in _around's order with the plain float arithmetic (r.random() once per candidate that passes), so the
+        routes do not depend on numpy's rounding."""
+        np = self._np
         x, y = self._x[here], self._y[here]
+        xs, ys, stop_names, kinds = self._x, self._y, self._names, self._kinds
+        sqrt, atan2, pi, tau = math.sqrt, math.atan2, math.pi, 2 * math.pi
         for radius, max_turn in self._reaches:
             best, best_score = None, math.inf
             limit = math.radians(max_turn)
-            for d, j in self._around(x, y, radius):
-                stop = self.stops[j]
-                if d < 120 or j in used or stop.name in names or stop.kind in avoid:
+            limit2 = radius * radius
+            index, bx, by = self._block(int(x // CELL_M), int(y // CELL_M), int(math.ceil(radius / CELL_M)))
+            dx, dy = bx - x, by - y
+            d2 = dx * dx + dy * dy
+            turns = np.abs((heading - np.arctan2(dx, dy) + pi) % tau - pi)
+            maybe = np.flatnonzero((d2 <= limit2 + _SLACK) & (d2 >= 120 * 120 - _SLACK) & (turns <= limit + _SLACK))
+            for k in maybe.tolist():
+                j = index[k]
+                if j in used or stop_names[j] in names or kinds[j] in avoid:
                     continue
-                turn = _angle_between(heading, math.atan2(self._x[j] - x, self._y[j] - y))
+                ddx, ddy = xs[j] - x, ys[j] - y
+                d2_exact = ddx**2 + ddy**2
+                if d2_exact > limit2:
+                    continue
+                d = sqrt(d2_exact)
+                if d < 120:
+                    continue
+                turn = abs((heading - atan2(ddx, ddy) + pi) % tau - pi)
                 if turn > limit:
                     continue
                 score = abs(d - 400) / 400 + turn / 0.9 + 0.8 * min(cover[j], 3) + r.random() * 0.4

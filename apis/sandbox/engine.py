@@ -139,7 +139,8 @@ def _serve(ctx: Context) -> SandboxResponse:
     ctx.params = collect_params(ctx)
     try:
         for param in op.params:
-            if param.required and not ctx.params.present(param.name):
+            # A JSON body's properties are the handler's to check: it alone reads the body.
+            if param.required and param.location != "body" and not ctx.params.present(param.name):
                 raise ServiceError(op.missing_param_code)
         request = envelope.page_request(ctx)
         result = op.handler(ctx, ctx.params)

@@ -19,7 +19,11 @@ def rng(*parts: object) -> random.Random:
 
 def pick_weighted(r: random.Random, options: list[tuple[object, float]]):
     """One option drawn by weight, e.g. pick_weighted(r, [("개인", 0.8), ("법인", 0.2)])."""
-    total = sum(weight for _, weight in options)
+    # A plain running total: what sum() did up to Python 3.11 (3.12 compensates, which would move the data),
+    # and it is the hot line of the nationwide builders.
+    total = 0
+    for _, weight in options:
+        total += weight
     point = r.random() * total
     for value, weight in options:
         point -= weight

@@ -38,7 +38,8 @@ class Param:
     example: str | None = None
     enum: tuple[str, ...] = ()
     default: str | None = None
-    location: str = "query"  # query | path | header | body
+    location: str = "query"  # query | path | header | body (a property of the operation's one JSON body)
+    schema: Mapping[str, Any] | None = None  # JSON Schema of a body property that is not a plain string
 
 
 @dataclass(frozen=True)
@@ -148,6 +149,9 @@ class Operation:
     match_query: dict[str, str] = field(default_factory=dict)  # e.g. KOSIS ?method=getList
     notes: str = ""  # what differs from live, shown in docs and the spec description
     other_methods: tuple[str, ...] = ()  # also accepted, e.g. Juso's POST form next to GET
+    # Further requests that succeed, for operations whose record shape follows a parameter (KOSIS meta type,
+    # TourAPI contentTypeId): with example, their records show every declared field.
+    more_examples: tuple[dict[str, str], ...] = ()
 
     @property
     def full_path(self) -> str:
@@ -226,6 +230,7 @@ class ServiceDef:
         missing_param_code: str = "11",
         notes: str = "",
         other_methods: Sequence[str] = (),
+        more_examples: Sequence[Mapping[str, str]] = (),
     ) -> Callable[[Handler], Handler]:
         """Register the decorated function as the handler of one operation of this service."""
 
@@ -247,6 +252,7 @@ class ServiceDef:
                 match_query=dict(parse_qsl(query)),
                 notes=notes,
                 other_methods=tuple(m.upper() for m in other_methods),
+                more_examples=tuple(dict(e) for e in more_examples),
             )
             REGISTRY.add_operation(op)
             return handler

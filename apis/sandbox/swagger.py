@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,37 @@ def _parameter(param: Param) -> dict[str, Any]:
     return spec
 
 
+def _body_parameter(op: Operation, params: list[Param]) -> dict[str, Any]:
+    """Swagger 2.0 allows one body parameter: the JSON object whose properties are the operation's body params."""
+    properties: dict[str, Any] = {}
+    for param in params:
+        prop: dict[str, Any] = {"description": param.description, **(param.schema or {"type": param.type})}
+        if param.schema is None and param.example not in (None, ""):
+            prop["example"] = param.example
+        properties[param.name] = prop
+    required = [p.name for p in params if p.required]
+    schema: dict[str, Any] = {
+        "type": "object",
+        **({"required": required} if required else {}),
+        "properties": properties,
+    }
+    if op.example_body is not None:
+        schema["example"] = op.example_body
+    return {
+        "name": "body",
+        "in": "body",
+        "description": "요청 본문 (JSON)",
+        "required": bool(required),
+        "schema": schema,
+    }
+
+
+def operation_id(op: Operation) -> str:
+    """The live operation name: the last literal path segment (never a {param}), without a servlet's .do."""
+    literal = [segment for segment in op.path.split("/") if segment and not segment.startswith("{")]
+    return re.sub(r"\.do$", "", literal[-1]) if literal else op.id
+
+
 def _path_item(op: Operation) -> dict[str, Any]:
     envelope = op.service.envelope
     description = op.summary_ko + (f"\n\n{op.notes}" if op.notes else "")
@@ -35,15 +67,20 @@ def _path_item(op: Operation) -> dict[str, Any]:
         "tags": [op.service.title_ko],
         "summary": op.summary_ko,
         "description": description,
-        "operationId": op.path.strip("/").split("/")[-1] or op.id,
+        "operationId": operation_id(op),
         "x-sandbox-id": op.id,
         "produces": envelope.spec_produces(op),
         "responses": {"200": {"description": "성공", "schema": envelope.spec_response_schema(op)}},
     }
     if op.example_body is not None:
         operation["consumes"] = ["application/json"]
+    params = op.all_params()
+    body = [p for p in params if p.location == "body"]
+    parameters = [_parameter(p) for p in params if p.location != "body"]
+    if body:
+        parameters.append(_body_parameter(op, body))
     # data.go.kr puts parameters at the path level, not under the operation.
-    return {"parameters": [_parameter(p) for p in op.all_params()], op.method.lower(): operation}
+    return {"parameters": parameters, op.method.lower(): operation}
 
 
 def build_spec(svc: ServiceDef) -> dict[str, Any]:

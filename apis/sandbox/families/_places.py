@@ -167,6 +167,7 @@ def choose(r: random.Random, options: list[tuple[object, float]]):
     return picked() if callable(picked) else picked
 
 
+@cache
 def stem(name: str) -> str:
     """역삼1동 -> 역삼, 종로1가 -> 종로, 조치원읍 -> 조치원."""
     bare = re.sub(r"(\d+가|\d*동|\d*읍|\d*면|\d*리)$", "", name)

@@ -334,7 +334,7 @@ MSRSTN = datagokr_service(
         Field("year", "설치년도", example="1997"),
         Field("stationCode", "측정소 코드 (ver 1.1 이상)", example="110010"),
     ],
-    example={"addr": "서울", "returnType": "json"},
+    example={"addr": "서울", "ver": "1.1", "returnType": "json"},
     notes="The 656 stations of a 2024 capture. Without ver dmX is the latitude and dmY the longitude (as "
     "captured); ver 1.1 or later swaps them and adds stationCode (reported by one client; our choice). "
     "stationCode values are made up (sido code + number).",
@@ -430,7 +430,7 @@ def _coordinate_param(params: Params, name: str) -> float:
         Field("tm", "요청 좌표에서의 거리 (km)", type="number", example="0.9"),
         Field("stationCode", "측정소 코드 (ver 1.1, 1.2)", example="110010"),
     ],
-    example={"tmX": "199165.341806", "tmY": "453740.548713", "returnType": "json"},
+    example={"tmX": "199165.341806", "tmY": "453740.548713", "ver": "1.1", "returnType": "json"},
     notes="As the guide's ver table: none/1.1 read TM (EPSG:5181 here), 1.0/1.2 read the Juso 좌표제공 "
     "entX/entY (UTM-K, EPSG:5179); 1.1/1.2 add stationCode. tm is a JSON number (older captures).",
 )
@@ -533,7 +533,7 @@ def _term_hours(ctx: Context, term: str) -> list[int]:
         _VER_PARAM,
     ],
     fields=_VALUE_FIELDS,
-    example={"stationName": "종로구", "dataTerm": "DAILY", "ver": "1.3", "returnType": "json"},
+    example={"stationName": "종로구", "dataTerm": "DAILY", "ver": "1.5", "returnType": "json"},
     notes="Hours served from HH:15 on the sandbox clock; DAILY 24 rows, MONTH ~744, 3MONTH ~2,200 (page "
     "them). Fields by ver as the guide lists; '-' with the flag 통신장애 for a small share of hours. An unknown "
     "station gives empty items (our choice); pm*Value24 is the trailing 24-hour mean.",
@@ -569,7 +569,7 @@ def msrstn_rltm(ctx, params):
         Field("stationName", "측정소명", example="종로구"),
         *[f for f in _VALUE_FIELDS if f.name != "stationName"],
     ],
-    example={"sidoName": "서울", "ver": "1.3", "returnType": "json"},
+    example={"sidoName": "서울", "ver": "1.5", "returnType": "json"},
     notes="전국 lists all 656 stations (page them). A name outside the list (e.g. 서울특별시) gives empty items "
     "(our choice).",
 )

@@ -12,6 +12,7 @@ import base64
 import binascii
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -1016,4 +1017,21 @@ def _example_ykiho() -> str:
     return ""
 
 
+def _ykiho_showing(wanted: set[str], worth_a_look: Callable[[Facility], bool]) -> str:
+    """A facility of 중랑구 opened before 2020 whose 세부정보 carries the wanted fields (worth_a_look skips
+    most facilities cheaply, as this runs at import)."""
+    for facility in facilities_in("11260"):
+        if facility.estb_dd >= "20200101" or not worth_a_look(facility) or not has_detail(facility):
+            continue
+        if wanted <= set(detail_record(facility)):
+            return facility.ykiho
+    return ""
+
+
 DTL_INFO.operations[-1].example["ykiho"] = _example_ykiho()
+# Fields without a value are left out, so a 종합병원 with both emergency rooms and parking and a facility
+# open on Sundays show the fields the 내과의원 lacks.
+DTL_INFO.operations[-1].more_examples = (
+    {"ykiho": _ykiho_showing({"emyDayTelNo2", "emyNgtTelNo1", "parkQty"}, lambda f: emergency(f)[1]), "_type": "json"},
+    {"ykiho": _ykiho_showing({"trmtSunStart"}, lambda f: opening_hours(f)["Sun"] is not None), "_type": "json"},
+)

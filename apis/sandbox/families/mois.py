@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from apis.sandbox.datagokr import datagokr_service
 from apis.sandbox.envelopes.mois_population import PopulationEnvelope
@@ -173,7 +173,8 @@ def _leaf_population(code: str, ym: str) -> tuple[int, int, int]:
     return male, total - male, households
 
 
-@lru_cache(maxsize=4096)
+# Room for every leaf 법정동 of the country for a few months: the health families read them all once.
+@lru_cache(maxsize=65536)
 def population_of(code: str, ym: str) -> tuple[int, int, int]:
     """(male, female, households) of any region: leaf values summed up the hierarchy."""
     region = regions.region(code)
@@ -181,11 +182,17 @@ def population_of(code: str, ym: str) -> tuple[int, int, int]:
         parts = [population_of(r.code, ym) for r in regions.dongs_in_sido(code)]
     elif region.level == 2:
         parts = [population_of(leaf.code, ym) for lawd in _lawds_under(code) for leaf in regions.leaf_dongs_in(lawd)]
-    elif region.level == 3 and region.code[:8] in {r.code[:8] for r in regions.leaf_dongs_in(code[:5]) if r.level == 4}:
+    elif region.level == 3 and region.code[:8] in _dongs_with_ri(code[:5]):
         parts = [population_of(r.code, ym) for r in regions.leaf_dongs_in(code[:5]) if r.code[:8] == code[:8]]
     else:
         return _leaf_population(code, ym)
     return tuple(sum(p[i] for p in parts) for i in range(3))
+
+
+@cache
+def _dongs_with_ri(lawd_cd: str) -> frozenset[str]:
+    """First eight digits of the 읍/면 of a 시군구 that are split into 리."""
+    return frozenset(r.code[:8] for r in regions.leaf_dongs_in(lawd_cd) if r.level == 4)
 
 
 def _lawds_under(code: str) -> list[str]:

@@ -297,9 +297,16 @@ STATUS_FIELDS = [
     params=[
         Param(
             "b_no",
-            "사업자등록번호 배열 (JSON 본문, 필수, 하이픈 없이 10자리, 최대 100개)",
+            "사업자등록번호 배열 (하이픈 없이 10자리, 최대 100개)",
+            required=True,
             location="body",
-            example='["2208162517"]',
+            schema={
+                "type": "array",
+                "items": {"type": "string", "pattern": "^[0-9]{10}$", "example": "2208162517"},
+                "minItems": 1,
+                "maxItems": MAX_NUMBERS,
+                "example": ["2208162517"],
+            },
         )
     ],
     fields=STATUS_FIELDS,
@@ -319,6 +326,24 @@ def business_status(ctx, params):
 
 
 OPTIONAL = ("p_nm2", "b_nm", "corp_no", "b_sector", "b_type", "b_adr")
+# (name, 설명, example) of one /validate entry, as the service's request model lists them.
+VALIDATE_ENTRY = (
+    ("b_no", "사업자등록번호 (하이픈 없이 10자리, 필수)", "2208162517"),
+    ("start_dt", "개업일자 (YYYYMMDD, 필수)", "20200131"),
+    ("p_nm", "대표자성명 (필수)", "홍길동"),
+    ("p_nm2", "대표자성명2 (외국인 한글명)", ""),
+    ("b_nm", "상호", ""),
+    ("corp_no", "법인등록번호 (13자리)", ""),
+    ("b_sector", "주업태명", ""),
+    ("b_type", "주종목명", ""),
+    ("b_adr", "사업장주소", ""),
+)
+
+
+def _example_entry() -> dict[str, str]:
+    """A /validate entry that matches the registry (valid 01), for the operation's example."""
+    found = business(active_number("nts-validate-example"))
+    return {"b_no": found.b_no, "start_dt": _ymd(found.start_dt), "p_nm": found.p_nm}
 
 
 def _matches(found: Business, request: dict[str, str]) -> bool:
@@ -346,9 +371,22 @@ def _matches(found: Business, request: dict[str, str]) -> bool:
     params=[
         Param(
             "businesses",
-            "진위확인 대상 배열 (JSON 본문, 필수, 최대 100개): b_no, start_dt (YYYYMMDD), p_nm 필수; p_nm2, b_nm, corp_no, b_sector, b_type, b_adr 선택",
+            "진위확인 대상 배열 (최대 100개): b_no, start_dt, p_nm 필수; p_nm2, b_nm, corp_no, b_sector, b_type, b_adr 선택",
+            required=True,
             location="body",
-            example='[{"b_no":"2208162517","start_dt":"20200131","p_nm":"홍길동"}]',
+            schema={
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["b_no", "start_dt", "p_nm"],
+                    "properties": {
+                        name: {"type": "string", "description": description, **({"example": ex} if ex else {})}
+                        for name, description, ex in VALIDATE_ENTRY
+                    },
+                },
+                "minItems": 1,
+                "maxItems": MAX_NUMBERS,
+            },
         )
     ],
     fields=[
@@ -358,7 +396,7 @@ def _matches(found: Business, request: dict[str, str]) -> bool:
         Field("request_param", "요청 값 그대로", example="{…}"),
         Field("status", "01일 때: 상태조회와 같은 항목", example="{…}"),
     ],
-    example_body={"businesses": [{"b_no": "2208162517", "start_dt": "20200131", "p_nm": "홍길동"}]},
+    example_body={"businesses": [_example_entry(), {"b_no": "2208162517", "start_dt": "20200131", "p_nm": "홍길동"}]},
     notes="valid 01 when b_no is registered on the sandbox day and start_dt and p_nm (spaces ignored) match; b_nm, "
     "corp_no, b_sector and b_type are compared when given; a given p_nm2 or b_adr never matches (the sandbox "
     "does not hold them). Entries missing b_no, start_dt or p_nm → 411 REQUEST_DATA_MALFORMED.",

@@ -213,8 +213,9 @@ TYPE_NAMES = {
     "39": "음식점",
 }
 # Places per 시군구 for a Seoul 구; other places scale down (see _scale).
-# 종로구 (the 23rd 서울 시군구, table index 22): its first 관광지, used by the operations' examples.
-EXAMPLE_ID = str(125000 + 22 * 8 * 400)
+# 종로구 (the 23rd 서울 시군구, table index 22): its first place of each type, used by the operations' examples.
+EXAMPLE_IDS = {typeid: str(125000 + (22 * 8 + slot) * 400) for slot, typeid in enumerate(CONTENT_TYPES)}
+EXAMPLE_ID = EXAMPLE_IDS["12"]
 BASE_COUNTS = {"12": 28, "14": 18, "15": 5, "25": 3, "28": 7, "32": 30, "38": 14, "39": 75}
 
 
@@ -830,6 +831,11 @@ def intro_record(place: Place, now: datetime) -> dict[str, str]:
         "contentId": EXAMPLE_ID,
         "contentTypeId": "12",
     },
+    more_examples=[
+        {"MobileOS": "ETC", "MobileApp": "AppTest", "_type": "json", "contentId": content_id, "contentTypeId": typeid}
+        for typeid, content_id in EXAMPLE_IDS.items()
+        if typeid != "12"
+    ],
     notes="The field set depends on contentTypeId, as live. A contentTypeId other than the content's own, or "
     "an unknown contentId, answers empty items (live's answer to a mismatch is unconfirmed).",
 )

@@ -158,15 +158,31 @@ def lawd_codes() -> tuple[str, ...]:
 
 
 @cache
+def _existing_by_lawd() -> dict[str, tuple[Region, ...]]:
+    """First five digits -> the existing rows with that prefix, in code order (one pass instead of one per
+    시군구: families that walk the country ask for every 시군구's 동)."""
+    found: dict[str, list[Region]] = {}
+    for r in _existing():
+        found.setdefault(r.code[:5], []).append(r)
+    return {prefix: tuple(rows) for prefix, rows in found.items()}
+
+
+def _starting_with(prefix: str) -> tuple[Region, ...]:
+    if len(prefix) == 5:
+        return _existing_by_lawd().get(prefix, ())
+    return tuple(r for r in _existing() if r.code.startswith(prefix))
+
+
+@cache
 def dongs_in(lawd_cd: str) -> tuple[Region, ...]:
     """읍면동 rows directly under a 5-digit 시군구 code."""
-    return tuple(r for r in _existing() if r.level == 3 and r.code.startswith(lawd_cd))
+    return tuple(r for r in _starting_with(lawd_cd) if r.level == 3)
 
 
 @cache
 def leaf_dongs_in(lawd_cd: str) -> tuple[Region, ...]:
     """Where parcels sit: the 리 of a 읍/면 that has 리, otherwise the 동 itself."""
-    rows = [r for r in _existing() if r.code.startswith(lawd_cd) and r.level in (3, 4)]
+    rows = [r for r in _starting_with(lawd_cd) if r.level in (3, 4)]
     with_ri = {r.code[:8] for r in rows if r.level == 4}
     return tuple(r for r in rows if r.level == 4 or r.code[:8] not in with_ri)
 

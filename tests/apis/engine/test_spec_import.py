@@ -412,3 +412,50 @@ def test_it_reads_a_schemaless_body_parameter_as_one_body_field_with_a_warning()
     assert warning.pointer == "/paths/~1getRTMSDataSvcAptTrade/post/parameters/0"
     post = next(t for t in result.tools if t.method == "POST")
     assert post.param_locations["b_no"] == "body"  # beside the path-level query parameters
+
+
+def test_it_keeps_required_fields_of_objects_inside_arrays():
+    spec = {
+        "swagger": "2.0",
+        "info": {"title": "진위확인", "version": "1"},
+        "host": "api.odcloud.kr",
+        "basePath": "/api/nts-businessman/v1",
+        "paths": {
+            "/validate": {
+                "post": {
+                    "operationId": "validate",
+                    "parameters": [
+                        {
+                            "name": "body",
+                            "in": "body",
+                            "required": True,
+                            "schema": {
+                                "type": "object",
+                                "required": ["businesses"],
+                                "properties": {
+                                    "businesses": {
+                                        "type": "array",
+                                        "items": {
+                                            "type": "object",
+                                            "required": ["b_no", "start_dt"],
+                                            "properties": {
+                                                "b_no": {"type": "string"},
+                                                "start_dt": {"type": "string"},
+                                                "p_nm": {"type": "string"},
+                                            },
+                                        },
+                                    }
+                                },
+                            },
+                        }
+                    ],
+                    "responses": {"200": {"description": "OK"}},
+                }
+            }
+        },
+    }
+    result = import_spec(spec)
+    assert result.ok, result.report()
+    (tool,) = result.tools
+    assert tool.parameters["required"] == ["businesses"]
+    assert tool.parameters["properties"]["businesses"]["items"]["required"] == ["b_no", "start_dt"]

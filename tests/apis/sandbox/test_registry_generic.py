@@ -8,6 +8,7 @@ from urllib.parse import quote
 
 import pytest
 
+from apis.engine.normalize import normalize
 from apis.sandbox.auth import DataGoKrGateway
 from apis.sandbox.config import DEMO_KEY, DEMO_KEY_LEGACY
 from apis.sandbox.registry import Operation, load_families
@@ -44,8 +45,8 @@ def _get(op: Operation, params: dict[str, str], **kwargs):
     return call(host_path, query, method=op.method, **kwargs)
 
 
-def _example(op: Operation) -> dict[str, str]:
-    params = dict(op.example)
+def _example(op: Operation, example: dict[str, str] | None = None) -> dict[str, str]:
+    params = dict(op.example if example is None else example)
     key_params = op.service.auth.key_params
     if not _uses_gateway(op) and key_params and not any(name in params for name in key_params):
         params[key_params[0]] = DEMO_KEY
@@ -146,3 +147,31 @@ def test_it_reports_a_missing_required_parameter_with_the_apis_code(op, param):
     response = _get(op, params)
     assert not _has_record(op, response.body)
     assert op.missing_param_code in response.text()
+
+
+def _record_keys(op: Operation, example: dict[str, str]) -> set[str]:
+    """Top-level keys of the records a request returns, read as a client reads them (JSON where there is a
+    switch); nested values count once, under their own key (validate's request_param)."""
+    params = _example(op, example)
+    switch = _format_switch(op)
+    if switch is not None:
+        params[switch[0]] = switch[2]
+    response = _get(op, params)
+    result = normalize(response.body, http_status=response.status, expect_records=True)
+    assert result.ok, f"{op.id} {example}: {result.error_class} {response.text()[:300]}"
+    return {key.split(".")[0] for record in result.records for key in record}
+
+
+@pytest.mark.parametrize("op", OPERATIONS, ids=lambda op: op.id)
+def test_it_returns_exactly_the_fields_it_declares(op):
+    """The spec's record schema is the truth an importer builds tools from: a field the records carry but the
+    spec does not list is invisible to it, and a listed field that never comes back is a broken promise."""
+    declared = [f.name for f in op.fields]
+    assert len(set(declared)) == len(declared), f"{op.id} declares a field twice"
+    returned: set[str] = set()
+    for example in (op.example, *op.more_examples):
+        returned |= _record_keys(op, example)
+    undeclared, missing = sorted(returned - set(declared)), sorted(set(declared) - returned)
+    assert not undeclared and not missing, (
+        f"{op.id}: returned but not declared {undeclared}; declared but never returned {missing}"
+    )
