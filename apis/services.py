@@ -660,6 +660,7 @@ def _plan(
     expect_records: bool,
     record_target: str | None,
     sandbox_origin: str | None,
+    sandbox_headers: dict[str, str] | None = None,
 ) -> _Plan:
     if mode not in MODES:
         raise ToolExecutionError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
@@ -708,7 +709,13 @@ def _plan(
     runtime = _runtime()
     executor = runtime.executor(key_tuple)
     spec = tool.to_spec()
-    call = ToolCall(spec, dict(params or {}), service_key=key, expect_records=expect_records)
+    call = ToolCall(
+        spec,
+        dict(params or {}),
+        service_key=key,
+        expect_records=expect_records,
+        sandbox_headers=dict(sandbox_headers or {}) if needs_sandbox else {},
+    )
     try:
         prepared: PreparedRequest | None = executor.prepare(call)
     except EngineError:
@@ -835,6 +842,7 @@ def tool_execute(
     expect_records: bool = False,
     record_target: str | None = None,
     sandbox_origin: str | None = None,
+    sandbox_headers: dict[str, str] | None = None,
 ) -> Execution:
     """Execute a tool through the one executor and log it as an ApiCall.
 
@@ -842,6 +850,7 @@ def tool_execute(
     the sandbox origin), record (call `record_target` and keep the body for replay) or replay (answer from
     a recording; none is error_class replay.miss). API failures come back as a result with its error class;
     ToolExecutionError means the call could not be made as asked (its text never holds the key).
+    sandbox_headers go to the sandbox with this call only, e.g. {"X-Sandbox-Now": a task's clock}.
     """
     plan = _plan(
         tool=tool,
@@ -854,6 +863,7 @@ def tool_execute(
         expect_records=expect_records,
         record_target=record_target,
         sandbox_origin=sandbox_origin,
+        sandbox_headers=sandbox_headers,
     )
     try:
         result = _runtime().run(_run(plan))
@@ -876,6 +886,7 @@ async def tool_execute_async(**kwargs) -> Execution:
             "expect_records": False,
             "record_target": None,
             "sandbox_origin": None,
+            "sandbox_headers": None,
             **kwargs,
         }
     )
@@ -898,6 +909,7 @@ def tool_execute_many(
     expect_records: bool = False,
     record_target: str | None = None,
     sandbox_origin: str | None = None,
+    sandbox_headers: dict[str, str] | None = None,
 ) -> list[Execution]:
     """Execute many calls at once (provider rate and concurrency limits still apply); results in order.
 
@@ -915,6 +927,7 @@ def tool_execute_many(
             expect_records=expect_records,
             record_target=record_target,
             sandbox_origin=sandbox_origin,
+            sandbox_headers=sandbox_headers,
         )
         for tool, params in calls
     ]

@@ -1,9 +1,225 @@
-"""Pages of the benchmarks app."""
+"""Pages of KOPA-Bench: the tasks with their facets and suite figures, a task's gold trajectory, models, runs
+(start, resume, report), an episode beside its gold, and the leaderboard."""
 
+from __future__ import annotations
+
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.shortcuts import render
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from benchmarks.engine.runner import RunConfig, initial_messages
+from benchmarks.filtersets import EvalRunFilterSet, TaskFilterSet, TaskResultFilterSet
+from benchmarks.models import EvalRun, ModelEntry, TaskResult
+from benchmarks.selectors import (
+    LEADERBOARD_X,
+    leaderboard,
+    model_list,
+    result_list,
+    result_view,
+    run_list,
+    run_report,
+    suite_figures,
+    task_facets,
+    task_gold_view,
+    task_list,
+)
+from benchmarks.services import (
+    RUN_DEFAULTS,
+    BenchError,
+    eval_run_create,
+    eval_run_resumable,
+    eval_run_resume,
+    eval_run_start,
+)
+from kopa_site.jobs import JobError
+from kopa_site.roles import ANNOTATOR, REVIEWER, has_role
+
+PAGE_SIZE = 50
+RESULTS_PAGE_SIZE = 100
+
+
+def _require(request, role: str = ANNOTATOR) -> None:
+    if not has_role(request.user, role):
+        raise PermissionDenied(f"This page needs the {role} role or higher; ask an admin for a role.")
+
+
+def _query_without_page(request) -> str:
+    query = request.GET.copy()
+    query.pop("page", None)
+    return query.urlencode()
 
 
 @login_required
+@require_GET
 def index(request):
-    return render(request, "benchmarks/index.html", {})
+    _require(request)
+    params = request.GET.copy()
+    params.setdefault("active", "true")
+    filterset = TaskFilterSet(params, queryset=task_list())
+    tasks = filterset.qs.order_by("code")
+    page = Paginator(tasks, PAGE_SIZE).get_page(request.GET.get("page"))
+    active = list(task_list().filter(is_active=True))
+    return render(
+        request,
+        "benchmarks/index.html",
+        {
+            "page": page,
+            "matching": page.paginator.count,
+            "facets": task_facets(active),
+            "suite": suite_figures(active),
+            "active_count": len(active),
+            "values": params,
+            "selected_difficulties": params.getlist("difficulty"),
+            "query": _query_without_page(request),
+            "runs": run_list()[:5],
+        },
+    )
+
+
+@login_required
+@require_GET
+def task_detail(request, code: str):
+    _require(request)
+    task = get_object_or_404(task_list(), code=code)
+    results = result_list().filter(task=task).order_by("-run__created_at", "seed")[:50]
+    return render(
+        request,
+        "benchmarks/task_detail.html",
+        {"task": task, "gold": task_gold_view(task), "results": results},
+    )
+
+
+@login_required
+@require_GET
+def model_list_page(request):
+    _require(request)
+    return render(request, "benchmarks/model_list.html", {"models": model_list().order_by("name")})
+
+
+@login_required
+@require_GET
+def run_list_page(request):
+    _require(request)
+    filterset = EvalRunFilterSet(request.GET, queryset=run_list())
+    page = Paginator(filterset.qs, PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(
+        request,
+        "benchmarks/run_list.html",
+        {
+            "page": page,
+            "query": _query_without_page(request),
+            "can_review": has_role(request.user, REVIEWER),
+            "models": ModelEntry.objects.order_by("name"),
+            "defaults": RUN_DEFAULTS,
+            "tool_modes": EvalRun.ToolMode.choices,
+        },
+    )
+
+
+@login_required
+@require_GET
+def run_detail(request, pk: int):
+    _require(request)
+    run = get_object_or_404(run_list(), pk=pk)
+    filterset = TaskResultFilterSet(request.GET, queryset=result_list().filter(run=run))
+    results = filterset.qs.order_by("task__code", "seed")
+    page = Paginator(results, RESULTS_PAGE_SIZE).get_page(request.GET.get("page"))
+    report = run_report(run)
+    return render(
+        request,
+        "benchmarks/run_detail.html",
+        {
+            "run": run,
+            "report": report,
+            "page": page,
+            "query": _query_without_page(request),
+            "values": request.GET,
+            "stored": TaskResult.objects.filter(run=run).count(),
+            "can_resume": has_role(request.user, REVIEWER) and eval_run_resumable(run),
+            "categories": [row["name"] for row in report["categories"]] if report else [],
+        },
+    )
+
+
+def _int_list(text: str) -> list[int]:
+    return [int(part) for part in text.replace(",", " ").split()]
+
+
+@login_required
+@require_POST
+def run_start(request):
+    _require(request, REVIEWER)
+    form = request.POST
+    model = ModelEntry.objects.filter(pk=form.get("model") or None).first()
+    if model is None:
+        messages.error(request, "Choose a model; nothing was started.")
+        return redirect("benchmarks:runs")
+    try:
+        options = {
+            "seeds": _int_list(form.get("seeds", "0")),
+            "concurrency": int(form.get("concurrency") or RUN_DEFAULTS["concurrency"]),
+            "max_steps": int(form.get("max_steps") or RUN_DEFAULTS["max_steps"]),
+            "tool_mode": form.get("tool_mode") or RUN_DEFAULTS["tool_mode"],
+        }
+    except ValueError:
+        messages.error(request, "Seeds, concurrency and max steps are whole numbers; nothing was started.")
+        return redirect("benchmarks:runs")
+    codes = form.get("tasks", "").split()
+    try:
+        run = eval_run_create(model=model, task_codes=codes or None, user=request.user, **options)
+        job = eval_run_start(run=run, user=request.user)
+    except (BenchError, JobError) as exc:
+        messages.error(request, str(exc))
+        return redirect("benchmarks:runs")
+    messages.success(request, f"Run #{run.pk} of {model.name} started as job #{job.pk}.")
+    return redirect("benchmarks:run", pk=run.pk)
+
+
+@login_required
+@require_POST
+def run_resume(request, pk: int):
+    _require(request, REVIEWER)
+    run = get_object_or_404(EvalRun, pk=pk)
+    try:
+        job = eval_run_resume(run=run, user=request.user)
+    except (BenchError, JobError) as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Run #{run.pk} continues as job #{job.pk}; its stored episodes are kept.")
+    return redirect("benchmarks:run", pk=run.pk)
+
+
+@login_required
+@require_GET
+def result_detail(request, pk: int):
+    _require(request)
+    result = get_object_or_404(TaskResult.objects.select_related("task", "run__model"), pk=pk)
+    siblings = list(
+        TaskResult.objects.filter(run=result.run_id).order_by("task__code", "seed").values_list("pk", flat=True)
+    )
+    index = siblings.index(result.pk)
+    return render(
+        request,
+        "benchmarks/result_detail.html",
+        {
+            "result": result,
+            "view": result_view(result),
+            # Runs use the engine's default system prompt, so this is what the model was sent first.
+            "prompt": initial_messages(result.task.to_engine(), RunConfig()),
+            "previous": siblings[index - 1] if index > 0 else None,
+            "next": siblings[index + 1] if index + 1 < len(siblings) else None,
+        },
+    )
+
+
+@login_required
+@require_GET
+def leaderboard_page(request):
+    _require(request)
+    pick = request.GET.get("pick") if request.GET.get("pick") in ("best", "latest") else "best"
+    x = request.GET.get("x") if request.GET.get("x") in LEADERBOARD_X else "calls"
+    board = leaderboard(pick=pick, task_checksum=request.GET.get("tasks") or None, x=x)
+    return render(request, "benchmarks/leaderboard.html", {"board": board, "x_choices": LEADERBOARD_X})

@@ -1,9 +1,178 @@
-"""Pages of the datasets app."""
+"""Pages of the trajectories app: synthesis runs (start, follow, discards and diversity) and a read-only
+trajectory list and detail. Reviewing and editing trajectories is the review console's."""
 
+from __future__ import annotations
+
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.shortcuts import render
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from datasets.filtersets import TrajectoryFilterSet
+from datasets.models import SynthesisRun, Trajectory
+from datasets.selectors import run_list, status_counts, trajectory_detail, trajectory_list
+from datasets.services import RUN_DEFAULTS, SynthesisError, synthesis_run_create, synthesis_run_start
+from graphs.engine.walk import JUNCTIONS, STRATEGIES
+from graphs.models import GraphSnapshot
+from kopa_site.jobs import JobError
+from kopa_site.roles import ANNOTATOR, REVIEWER, has_role
+
+PAGE_SIZE = 50
+_NUMBERS = ("count", "max_attempts", "min_length", "max_length", "concurrency")
+
+
+def _require(request, role: str = ANNOTATOR) -> None:
+    if not has_role(request.user, role):
+        raise PermissionDenied(f"This page needs the {role} role or higher; ask an admin for a role.")
+
+
+def _snapshots():
+    return GraphSnapshot.objects.defer("node_link").order_by("-version")[:50]
 
 
 @login_required
+@require_GET
 def index(request):
-    return render(request, "datasets/index.html", {})
+    _require(request)
+    counts = status_counts()
+    return render(
+        request,
+        "datasets/index.html",
+        {
+            "counts": counts,
+            "total": sum(counts.values()),
+            "runs": run_list()[:5],
+            "recent": trajectory_list().exclude(status=Trajectory.Status.FILTERED)[:10],
+            "can_review": has_role(request.user, REVIEWER),
+            "defaults": RUN_DEFAULTS,
+            "junctions": JUNCTIONS,
+            "strategies": STRATEGIES,
+            "snapshots": _snapshots(),
+        },
+    )
+
+
+@login_required
+@require_POST
+def run_start(request):
+    _require(request, REVIEWER)
+    params: dict = {}
+    for name in _NUMBERS:
+        value = request.POST.get(name, "").strip()
+        if value:
+            try:
+                params[name] = int(value)
+            except ValueError:
+                messages.error(request, f"{name} must be a whole number; nothing was started.")
+                return redirect("datasets:index")
+    for name in ("strategy", "generator", "seed"):
+        value = request.POST.get(name, "").strip()
+        if value:
+            params[name] = value
+    junctions = request.POST.getlist("junctions")
+    if junctions:
+        params["junctions"] = junctions
+    snapshot = None
+    if request.POST.get("snapshot"):
+        snapshot = GraphSnapshot.objects.defer("node_link").filter(pk=request.POST["snapshot"]).first()
+        if snapshot is None:
+            messages.error(request, "That graph snapshot does not exist; nothing was started.")
+            return redirect("datasets:index")
+    try:
+        run = synthesis_run_create(params=params, snapshot=snapshot, user=request.user)
+        job = synthesis_run_start(run=run, user=request.user)
+    except (SynthesisError, JobError) as exc:
+        messages.error(request, str(exc))
+        return redirect("datasets:index")
+    messages.success(request, f"Synthesis run #{run.pk} started as job #{job.pk}.")
+    return redirect("datasets:run", pk=run.pk)
+
+
+@login_required
+@require_GET
+def run_list_page(request):
+    _require(request)
+    page = Paginator(run_list(), PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "datasets/run_list.html", {"page": page})
+
+
+def _table(counts: dict | None) -> list[tuple[str, int]]:
+    return sorted(((str(k), int(v)) for k, v in (counts or {}).items()), key=lambda kv: (-kv[1], kv[0]))
+
+
+@login_required
+@require_GET
+def run_detail(request, pk: int):
+    _require(request)
+    run = get_object_or_404(run_list(), pk=pk)
+    counters = run.counters or {}
+    diversity = run.diversity or {}
+    context = {
+        "run": run,
+        "counters": counters,
+        "discarded": _table(counters.get("discarded")),
+        "failed_filters": _table(counters.get("failed_filters")),
+        "samples": counters.get("samples") or {},
+        "diversity": diversity,
+        "diversity_tables": [
+            (title, _table(diversity.get(key)))
+            for title, key in (
+                ("Junction types", "junctions"),
+                ("Providers", "providers"),
+                ("Tools", "tools"),
+                ("Generators", "generators"),
+            )
+        ],
+        "lengths": sorted(((int(k), v) for k, v in (diversity.get("lengths") or {}).items())),
+        "live": run.status in (SynthesisRun.Status.PENDING, SynthesisRun.Status.RUNNING),
+    }
+    template = "datasets/_run_live.html" if request.headers.get("HX-Request") else "datasets/run_detail.html"
+    return render(request, template, context)
+
+
+@login_required
+@require_GET
+def trajectory_list_page(request):
+    _require(request)
+    filterset = TrajectoryFilterSet(request.GET, queryset=trajectory_list())
+    page = Paginator(filterset.qs, PAGE_SIZE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    context = {
+        "filterset": filterset,
+        "page": page,
+        "query": query.urlencode(),
+        "values": request.GET,
+        "selected_statuses": request.GET.getlist("status"),
+        "status_choices": Trajectory.Status.choices,
+        "junctions": JUNCTIONS,
+    }
+    template = (
+        "datasets/_trajectory_table.html" if request.headers.get("HX-Request") else "datasets/trajectory_list.html"
+    )
+    return render(request, template, context)
+
+
+@login_required
+@require_GET
+def trajectory_detail_page(request, pk: int):
+    _require(request)
+    trajectory = get_object_or_404(trajectory_detail(), pk=pk)
+    calls = list(trajectory.calls.all())
+    steps = []
+    for step in trajectory.steps.all():
+        steps.append({"step": step, "calls": [c for c in calls if c.step_id == step.pk]})
+    facts = trajectory.facts or {}
+    return render(
+        request,
+        "datasets/trajectory_detail.html",
+        {
+            "t": trajectory,
+            "steps": steps,
+            "calls": calls,
+            "facts": facts,
+            "filters": [(stage, trajectory.filters.get(stage) or {}) for stage in ("format", "execution", "semantic")],
+        },
+    )

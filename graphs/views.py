@@ -1,9 +1,262 @@
-"""Pages of the graphs app."""
+"""Pages of the EDGE graph: the network, the edge list and each edge's trials, runs and snapshots."""
 
+from __future__ import annotations
+
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.shortcuts import render
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from graphs.engine import transforms as T
+from graphs.filtersets import CandidateEdgeFilterSet
+from graphs.models import CandidateEdge, GraphSnapshot, VerificationRun
+from graphs.selectors import (
+    EDGE_ORDERINGS,
+    STATUS_COLOURS,
+    edge_list,
+    edge_posterior,
+    edge_trials,
+    network_edges,
+    network_figure,
+    posterior_figure,
+    providers,
+    refinement_figure,
+    run_list,
+    snapshot_export,
+    snapshot_list,
+    status_counts,
+)
+from graphs.services import (
+    RUN_DEFAULTS,
+    EdgeError,
+    graph_snapshot_create,
+    refinement_summary,
+    verification_run_create,
+    verification_run_resume,
+    verification_run_start,
+)
+from kopa_site.jobs import JobError, job_start
+from kopa_site.roles import ANNOTATOR, REVIEWER, has_role
+
+PAGE_SIZE = 50
+NETWORK_LIMIT = 1500  # edges drawn at most; the list page shows the rest
+
+
+def _require(request, role: str = ANNOTATOR) -> None:
+    if not has_role(request.user, role):
+        raise PermissionDenied(f"This page needs the {role} role or higher; ask an admin for a role.")
+
+
+def _query_without_page(request) -> str:
+    query = request.GET.copy()
+    query.pop("page", None)
+    return query.urlencode()
 
 
 @login_required
+@require_GET
 def index(request):
-    return render(request, "graphs/index.html", {})
+    _require(request)
+    statuses = [s for s in request.GET.getlist("status") if s in CandidateEdge.Status.values] or [
+        CandidateEdge.Status.VERIFIED,
+        CandidateEdge.Status.VERIFYING,
+    ]
+    provider = request.GET.get("provider", "")
+    edges = network_edges(statuses=statuses, provider=provider).order_by("-posterior_mean", "id")
+    shown = list(edges[:NETWORK_LIMIT])
+    counts = status_counts()
+    latest = snapshot_list().first()
+    refinement = latest.refinement if latest else refinement_summary()
+    return render(
+        request,
+        "graphs/index.html",
+        {
+            "figure": network_figure(shown) if shown else None,
+            "shown": len(shown),
+            "total_shown": edges.count(),
+            "counts": counts,
+            "total": sum(counts.values()),
+            "statuses": statuses,
+            "status_choices": [(s, STATUS_COLOURS[s]) for s in CandidateEdge.Status.values],
+            "providers": providers(),
+            "provider": provider,
+            "latest": latest,
+            "refinement": refinement,
+            "refinement_figure": refinement_figure(refinement),
+            "runs": run_list()[:5],
+            "can_review": has_role(request.user, REVIEWER),
+            "run_defaults": RUN_DEFAULTS,
+        },
+    )
+
+
+@login_required
+@require_GET
+def edge_list_page(request):
+    _require(request)
+    filterset = CandidateEdgeFilterSet(request.GET, queryset=edge_list())
+    order = request.GET.get("order", "posterior")
+    queryset = filterset.qs.order_by(*EDGE_ORDERINGS.get(order, EDGE_ORDERINGS["posterior"]))
+    page = Paginator(queryset, PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {
+        "filterset": filterset,
+        "page": page,
+        "query": _query_without_page(request),
+        "order": order,
+        "orders": list(EDGE_ORDERINGS),
+        "providers": providers(),
+        "values": request.GET,
+        "selected_statuses": request.GET.getlist("status"),
+        "status_choices": CandidateEdge.Status.choices,
+    }
+    template = "graphs/_edge_table.html" if request.headers.get("HX-Request") else "graphs/edge_list.html"
+    return render(request, template, context)
+
+
+@login_required
+@require_GET
+def edge_detail(request, pk: int):
+    _require(request)
+    edge = get_object_or_404(edge_list(), pk=pk)
+    trials = list(edge_trials(edge=edge)[:500])
+    try:
+        transform_text = T.describe(edge.transform)
+    except T.TransformError:
+        transform_text = ""
+    return render(
+        request,
+        "graphs/edge_detail.html",
+        {
+            "edge": edge,
+            "trials": trials,
+            "posterior": edge_posterior(edge),
+            "posterior_figure": posterior_figure(edge),
+            "transform_text": transform_text,
+            "signals": [(k, v) for k, v in (edge.signals or {}).items() if k != "total"],
+        },
+    )
+
+
+@login_required
+@require_GET
+def run_list_page(request):
+    _require(request)
+    page = Paginator(run_list(), PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "graphs/run_list.html", {"page": page, "can_review": has_role(request.user, REVIEWER)})
+
+
+@login_required
+@require_GET
+def run_detail(request, pk: int):
+    _require(request)
+    run = get_object_or_404(run_list(), pk=pk)
+    decided = run.counters.get("edges", {}) if run.counters else {}
+    return render(
+        request,
+        "graphs/run_detail.html",
+        {"run": run, "decided": decided, "can_review": has_role(request.user, REVIEWER)},
+    )
+
+
+@login_required
+@require_POST
+def run_start(request):
+    _require(request, REVIEWER)
+    params = {}
+    for name in ("rounds", "batch_size", "n_max"):
+        value = request.POST.get(name, "").strip()
+        if value:
+            try:
+                params[name] = int(value)
+            except ValueError:
+                messages.error(request, f"{name} must be a whole number; nothing was started.")
+                return redirect("graphs:index")
+    try:
+        run = verification_run_create(params=params, user=request.user)
+        job = verification_run_start(run=run, user=request.user)
+    except (EdgeError, JobError) as exc:
+        messages.error(request, str(exc))
+        return redirect("graphs:index")
+    messages.success(request, f"Verification run #{run.pk} started as job #{job.pk}.")
+    return redirect("graphs:run", pk=run.pk)
+
+
+@login_required
+@require_POST
+def run_resume(request, pk: int):
+    _require(request, REVIEWER)
+    run = get_object_or_404(VerificationRun, pk=pk)
+    try:
+        job = verification_run_resume(run=run, user=request.user)
+    except (EdgeError, JobError) as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Run #{run.pk} continues as job #{job.pk}; its stored trials are kept.")
+    return redirect("graphs:run", pk=run.pk)
+
+
+@login_required
+@require_POST
+def propose_start(request):
+    _require(request, REVIEWER)
+    try:
+        job = job_start(kind="edge.propose", params={"probe": request.POST.get("probe") == "on"}, user=request.user)
+    except JobError as exc:
+        messages.error(request, str(exc))
+        return redirect("graphs:index")
+    messages.success(request, f"Proposal job #{job.pk} started.")
+    return redirect("jobs:detail", pk=job.pk)
+
+
+@login_required
+@require_GET
+def snapshot_list_page(request):
+    _require(request)
+    page = Paginator(snapshot_list(), PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "graphs/snapshot_list.html", {"page": page, "can_review": has_role(request.user, REVIEWER)})
+
+
+@login_required
+@require_POST
+def snapshot_take(request):
+    _require(request, REVIEWER)
+    snap = graph_snapshot_create(user=request.user, note=request.POST.get("note", ""))
+    messages.success(request, f"Snapshot version {snap.version} taken.")
+    return redirect("graphs:snapshot", pk=snap.pk)
+
+
+@login_required
+@require_GET
+def snapshot_detail(request, pk: int):
+    _require(request)
+    snap = get_object_or_404(snapshot_list(), pk=pk)
+    chains = sorted(((int(k), v) for k, v in snap.stats.get("chain_lengths", {}).items()))
+    return render(
+        request,
+        "graphs/snapshot_detail.html",
+        {
+            "snap": snap,
+            "chains": chains,
+            "refinement_figure": refinement_figure(snap.refinement),
+            "refinement_rows": [
+                (name, snap.refinement.get(name, {})) for name in ("before", "after", "verified", "pruned")
+            ],
+        },
+    )
+
+
+@login_required
+@require_GET
+def snapshot_download(request, pk: int, fmt: str):
+    _require(request)
+    snap = get_object_or_404(GraphSnapshot, pk=pk)
+    try:
+        body, content_type, filename = snapshot_export(snap, fmt)
+    except ValueError as exc:
+        raise Http404(str(exc)) from None
+    response = HttpResponse(body, content_type=f"{content_type}; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response

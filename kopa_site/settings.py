@@ -219,6 +219,14 @@ KOPA_EDGE = {
     "llm_key": env_str("KOPA_EDGE_LLM_KEY", ""),
     "embedding_model": env_str("KOPA_EDGE_EMBEDDING_MODEL", ""),
 }
+# Trajectory synthesis (datasets/): the OpenAI-compatible endpoint that writes Korean requests and judges items;
+# it defaults to the EDGE endpoint. Empty: per-tool templates write, rules judge.
+KOPA_SYNTH = {
+    "llm_url": env_str("KOPA_SYNTH_LLM_URL", KOPA_EDGE["llm_url"]),
+    "llm_model": env_str("KOPA_SYNTH_LLM_MODEL", KOPA_EDGE["llm_model"]),
+    "llm_key": env_str("KOPA_SYNTH_LLM_KEY", KOPA_EDGE["llm_key"]),
+    "judge_model": env_str("KOPA_SYNTH_JUDGE_MODEL", ""),
+}
 
 # --- API ---------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -254,7 +262,13 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     # Several models have a `status`; name each enum after its model so the schema stays readable.
-    "ENUM_NAME_OVERRIDES": {"JobStatusEnum": "kopa_site.models.Job.Status"},
+    "ENUM_NAME_OVERRIDES": {
+        "JobStatusEnum": "kopa_site.models.Job.Status",
+        # Evaluation and verification runs share these states (pending, running, stopped, finished).
+        "RunStatusEnum": "benchmarks.models.EvalRun.Status",
+        "SynthesisRunStatusEnum": "datasets.models.SynthesisRun.Status",
+        "TrajectoryStatusEnum": "datasets.models.Trajectory.Status",
+    },
 }
 
 LOGGING = {

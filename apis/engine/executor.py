@@ -69,6 +69,8 @@ class ToolCall:
     params: Mapping[str, Any] = field(default_factory=dict)
     service_key: str | None = field(default=None, repr=False)
     expect_records: bool = False
+    # Sent to the sandbox with this call only (e.g. a task's X-Sandbox-Now); never part of the request's identity.
+    sandbox_headers: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -469,7 +471,8 @@ class Executor:
             url = f"{self.sandbox_origin}/sandbox/{parts.netloc}{parts.path}"
         slot = call.tool.key_param
         params = list(prepared.params)
-        headers = {**self.headers, **dict(prepared.headers)}
+        per_call = call.sandbox_headers if self.target is Mode.SANDBOX else {}
+        headers = {**self.headers, **per_call, **dict(prepared.headers)}
         if slot is not None and key:
             if slot.location == "path":
                 url = url.replace("{" + slot.name + "}", quote(key, safe=""))
@@ -504,6 +507,9 @@ class Executor:
             return await self._replay(prepared, call, secrets)
         cache = self.cache if use_cache else None
         cache_key = f"{self.target.value}:{prepared.request_hash}"
+        if call.sandbox_headers and self.target is Mode.SANDBOX:
+            # A per-call clock (X-Sandbox-Now) changes the answer, so it must change the cache key too.
+            cache_key += ":" + json.dumps(sorted(call.sandbox_headers.items()))
         if cache is not None and (hit := cache.get(cache_key)) is not None:
             result = normalize(
                 hit.body,

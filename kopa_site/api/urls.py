@@ -5,6 +5,9 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from rest_framework.routers import DefaultRouter
 
 from apis.api.views import ApiCallViewSet, ApiServiceViewSet, ProviderViewSet, SpecImportView, ToolViewSet
+from benchmarks.api.views import EvalRunViewSet, ModelEntryViewSet, TaskResultViewSet, TaskViewSet
+from datasets.api.views import SynthesisRunViewSet, TrajectoryViewSet
+from graphs.api.views import CandidateEdgeViewSet, EdgeTrialViewSet, GraphSnapshotViewSet, VerificationRunViewSet
 from kopa_site.api.jobs import JobViewSet
 from kopa_site.api.views import ObtainTokenView, StatsViewSet
 
@@ -15,6 +18,16 @@ router.register("providers", ProviderViewSet, basename="provider")
 router.register("services", ApiServiceViewSet, basename="apiservice")
 router.register("tools", ToolViewSet, basename="tool")
 router.register("calls", ApiCallViewSet, basename="apicall")
+router.register("edges", CandidateEdgeViewSet, basename="candidateedge")
+router.register("edge-trials", EdgeTrialViewSet, basename="edgetrial")
+router.register("edge-runs", VerificationRunViewSet, basename="verificationrun")
+router.register("graph-snapshots", GraphSnapshotViewSet, basename="graphsnapshot")
+router.register("synthesis-runs", SynthesisRunViewSet, basename="synthesisrun")
+router.register("trajectories", TrajectoryViewSet, basename="trajectory")
+router.register("bench-tasks", TaskViewSet, basename="benchtask")
+router.register("bench-models", ModelEntryViewSet, basename="modelentry")
+router.register("bench-runs", EvalRunViewSet, basename="evalrun")
+router.register("bench-results", TaskResultViewSet, basename="taskresult")
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),

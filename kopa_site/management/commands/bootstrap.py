@@ -11,6 +11,7 @@ STEPS: list[tuple[str, list[str]]] = [
     ("migrate", ["--noinput"]),
     ("setup_schedules", []),
     ("catalog_import", ["--bundled"]),
+    ("bench_load_tasks", []),  # benchmarks/tasks/, when it holds task files (after the catalog it checks against)
     ("create_demo_users", ["--password", env_str("KOPA_DEMO_PASSWORD", "kopa-demo") or "kopa-demo"]),
 ]
 

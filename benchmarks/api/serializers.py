@@ -1,0 +1,166 @@
+"""Serializers of the KOPA-Bench API."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from benchmarks.models import EvalRun, ModelEntry, Task, TaskResult
+from benchmarks.services import RUN_DEFAULTS
+
+
+class TaskSerializer(serializers.ModelSerializer):
+    url = serializers.HyperlinkedIdentityField(view_name="benchtask-detail")
+
+    class Meta:
+        model = Task
+        fields = [
+            "id",
+            "url",
+            "code",
+            "request",
+            "tools",
+            "toolset",
+            "categories",
+            "domain",
+            "difficulty",
+            "clock",
+            "gold",
+            "answer",
+            "ignore_args",
+            "gold_calls",
+            "notes",
+            "data_version",
+            "file",
+            "source",
+            "checksum",
+            "is_active",
+            "retired_at",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = fields
+
+
+class ModelEntrySerializer(serializers.ModelSerializer):
+    """A model; `api_key_env` names the variable that holds the endpoint's key, never the key itself."""
+
+    url = serializers.HyperlinkedIdentityField(view_name="modelentry-detail")
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = ModelEntry
+        fields = [
+            "id",
+            "url",
+            "name",
+            "org",
+            "params_b",
+            "license",
+            "backend",
+            "call_mode",
+            "base_url",
+            "served_name",
+            "api_key_env",
+            "checkpoint",
+            "tool_call_parser",
+            "chat_template",
+            "extra_body",
+            "notes",
+            "created_by",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = ["id", "url", "created_by", "created_at", "updated_at"]
+
+
+class ModelRefSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ModelEntry
+        fields = ["id", "name", "org", "backend", "call_mode"]
+        read_only_fields = fields
+
+
+class EvalRunSerializer(serializers.ModelSerializer):
+    url = serializers.HyperlinkedIdentityField(view_name="evalrun-detail")
+    model = ModelRefSerializer(read_only=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    job_status = serializers.CharField(source="job.status", read_only=True, default=None)
+    episodes_planned = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = EvalRun
+        fields = [
+            "id",
+            "url",
+            "model",
+            "backend",
+            "endpoint",
+            "status",
+            "sampling",
+            "seeds",
+            "tool_mode",
+            "concurrency",
+            "max_steps",
+            "episode_timeout_s",
+            "task_codes",
+            "task_checksum",
+            "data_versions",
+            "git_commit",
+            "episodes_planned",
+            "summary",
+            "error",
+            "job",
+            "job_status",
+            "created_by",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+        read_only_fields = fields
+
+
+class EvalRunCreateSerializer(serializers.Serializer):
+    model = serializers.PrimaryKeyRelatedField(queryset=ModelEntry.objects.all())
+    tasks = serializers.ListField(
+        child=serializers.CharField(max_length=100), required=False, default=list, help_text="Task ids; empty: all."
+    )
+    seeds = serializers.ListField(child=serializers.IntegerField(), required=False, default=RUN_DEFAULTS["seeds"])
+    concurrency = serializers.IntegerField(required=False, default=RUN_DEFAULTS["concurrency"])
+    max_steps = serializers.IntegerField(required=False, default=RUN_DEFAULTS["max_steps"])
+    tool_mode = serializers.ChoiceField(choices=EvalRun.ToolMode.choices, default=RUN_DEFAULTS["tool_mode"])
+    sampling = serializers.DictField(required=False, default=dict, help_text="temperature, top_p, max_tokens.")
+    episode_timeout_s = serializers.FloatField(required=False, allow_null=True, default=None)
+
+
+class TaskResultSerializer(serializers.ModelSerializer):
+    url = serializers.HyperlinkedIdentityField(view_name="taskresult-detail")
+    task = serializers.SlugRelatedField(slug_field="code", read_only=True)
+
+    class Meta:
+        model = TaskResult
+        fields = [
+            "id",
+            "url",
+            "run",
+            "task",
+            "seed",
+            "success",
+            "response_ok",
+            "environment_ok",
+            "action_ok",
+            "stop_reason",
+            "calls",
+            "invalid_calls",
+            "prompt_tokens",
+            "completion_tokens",
+            "wall_s",
+            "model_latency_s",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+
+class TaskResultDetailSerializer(TaskResultSerializer):
+    class Meta(TaskResultSerializer.Meta):
+        fields = [*TaskResultSerializer.Meta.fields, "transcript", "api_call_ids", "scores"]
+        read_only_fields = fields

@@ -1,0 +1,165 @@
+"""KOPA-Bench API: tasks (read), models (reviewers write), evaluation runs (start, resume, their results) and
+episode results (read, with transcripts)."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+
+from benchmarks.api.serializers import (
+    EvalRunCreateSerializer,
+    EvalRunSerializer,
+    ModelEntrySerializer,
+    TaskResultDetailSerializer,
+    TaskResultSerializer,
+    TaskSerializer,
+)
+from benchmarks.filtersets import EvalRunFilterSet, ModelEntryFilterSet, TaskFilterSet, TaskResultFilterSet
+from benchmarks.models import TaskResult
+from benchmarks.selectors import model_list, result_list, run_list, task_list
+from benchmarks.services import (
+    BenchError,
+    eval_run_create,
+    eval_run_resume,
+    eval_run_start,
+    model_entry_create,
+    model_entry_update,
+)
+from kopa_site.jobs import JobError
+from kopa_site.roles import ANNOTATOR, REVIEWER
+
+
+def _bad(exc: Exception) -> Response:
+    return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+
+
+@extend_schema_view(
+    list=extend_schema(summary="List benchmark tasks (filter by category, domain, difficulty, tool)"),
+    retrieve=extend_schema(summary="One task with its gold calls and answer"),
+)
+class TaskViewSet(viewsets.ReadOnlyModelViewSet):
+    """KOPA-Bench tasks as their files state them; rows change only through bench_load_tasks."""
+
+    queryset = task_list()
+    serializer_class = TaskSerializer
+    filterset_class = TaskFilterSet
+    ordering_fields = ["code", "difficulty", "gold_calls", "updated_at"]
+    ordering = ["code"]
+    search_fields = ["code", "request"]
+    read_role = ANNOTATOR
+
+
+@extend_schema_view(
+    list=extend_schema(summary="List models"),
+    retrieve=extend_schema(summary="One model"),
+    create=extend_schema(summary="Register a model (its endpoint or checkpoint; a key's variable name, never a key)"),
+    update=extend_schema(summary="Change a model"),
+    partial_update=extend_schema(summary="Change some of a model's fields"),
+)
+class ModelEntryViewSet(mixins.CreateModelMixin, mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet):
+    """Models that can be evaluated. Reviewers add and change them."""
+
+    queryset = model_list()
+    serializer_class = ModelEntrySerializer
+    filterset_class = ModelEntryFilterSet
+    ordering_fields = ["name", "created_at"]
+    ordering = ["name"]
+    read_role = ANNOTATOR
+    write_role = REVIEWER
+
+    def perform_create(self, serializer):
+        try:
+            serializer.instance = model_entry_create(user=self.request.user, **serializer.validated_data)
+        except BenchError as exc:
+            raise ValidationError({"detail": str(exc)}) from None
+
+    def perform_update(self, serializer):
+        try:
+            serializer.instance = model_entry_update(entry=serializer.instance, **serializer.validated_data)
+        except BenchError as exc:
+            raise ValidationError({"detail": str(exc)}) from None
+
+
+@extend_schema_view(
+    list=extend_schema(summary="List evaluation runs"),
+    retrieve=extend_schema(summary="One run with its summary (overall, per category, pass@k / pass^k with CIs)"),
+)
+class EvalRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    """Evaluation runs. POST starts one as a job; POST resume continues a stopped one; GET results lists its
+    episodes."""
+
+    queryset = run_list()
+    serializer_class = EvalRunSerializer
+    filterset_class = EvalRunFilterSet
+    ordering_fields = ["created_at", "finished_at", "id"]
+    ordering = ["-created_at", "-id"]
+    read_role = ANNOTATOR
+    action_roles = {"create": REVIEWER, "resume": REVIEWER, "results": ANNOTATOR}
+    throttle_scope = "jobs"
+
+    def get_throttles(self):
+        return [ScopedRateThrottle()] if self.action in ("create", "resume") else []
+
+    @extend_schema(
+        summary="Create an evaluation run and start it as a job",
+        request=EvalRunCreateSerializer,
+        responses={201: EvalRunSerializer, 400: OpenApiResponse(description="Bad options or no tasks")},
+    )
+    def create(self, request, *args, **kwargs):
+        body = EvalRunCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = dict(body.validated_data)
+        model, codes = data.pop("model"), data.pop("tasks")
+        try:
+            run = eval_run_create(model=model, task_codes=codes or None, user=request.user, **data)
+            eval_run_start(run=run, user=request.user)
+        except (BenchError, JobError) as exc:
+            return _bad(exc)
+        return Response(self.get_serializer(self.get_queryset().get(pk=run.pk)).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        summary="Continue a stopped run in a new job (stored episodes are skipped)",
+        request=None,
+        responses={200: EvalRunSerializer, 400: OpenApiResponse(description="Finished or still running")},
+    )
+    @action(detail=True, methods=["post"])
+    def resume(self, request, pk=None):
+        run = self.get_object()
+        try:
+            eval_run_resume(run=run, user=request.user)
+        except (BenchError, JobError) as exc:
+            return _bad(exc)
+        return Response(self.get_serializer(self.get_queryset().get(pk=run.pk)).data)
+
+    @extend_schema(summary="The run's episodes (without transcripts)", responses=TaskResultSerializer(many=True))
+    @action(detail=True, methods=["get"])
+    def results(self, request, pk=None):
+        run = self.get_object()
+        queryset = TaskResultFilterSet(request.GET, queryset=result_list().filter(run=run)).qs
+        page = self.paginate_queryset(queryset.order_by("task__code", "seed"))
+        return self.get_paginated_response(TaskResultSerializer(page, many=True, context={"request": request}).data)
+
+
+@extend_schema_view(
+    list=extend_schema(summary="List episode results (filter by run, task, seed, success, category)"),
+    retrieve=extend_schema(summary="One episode with its transcript, ApiCall ids and scores"),
+)
+class TaskResultViewSet(viewsets.ReadOnlyModelViewSet):
+    """One row per (run, task, seed) episode; the detail holds the transcript and every score."""
+
+    filterset_class = TaskResultFilterSet
+    ordering_fields = ["id", "created_at", "wall_s", "calls"]
+    ordering = ["-id"]
+    read_role = ANNOTATOR
+
+    def get_queryset(self):
+        if self.action == "retrieve":
+            return TaskResult.objects.select_related("task")
+        return result_list()
+
+    def get_serializer_class(self):
+        return TaskResultDetailSerializer if self.action == "retrieve" else TaskResultSerializer

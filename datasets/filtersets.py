@@ -1,0 +1,62 @@
+"""FilterSets of the trajectories app, shared by the HTML lists and the API."""
+
+from __future__ import annotations
+
+import django_filters
+from django.db.models import Q
+
+from datasets.models import SynthesisRun, Trajectory
+from graphs.engine.walk import JUNCTIONS
+
+
+class TrajectoryFilterSet(django_filters.FilterSet):
+    q = django_filters.CharFilter(
+        method="search", label="Search", help_text="Words in the request, answer or tool names."
+    )
+    status = django_filters.MultipleChoiceFilter(choices=Trajectory.Status.choices)
+    junction = django_filters.ChoiceFilter(
+        choices=[(j, j) for j in JUNCTIONS], method="by_junction", label="Junction", help_text="Has this junction type."
+    )
+    tool = django_filters.CharFilter(method="by_tool", label="Tool", help_text="Uses this tool (function name).")
+    provider = django_filters.CharFilter(
+        method="by_provider", label="Provider", help_text="Calls this provider (code)."
+    )
+    run = django_filters.NumberFilter(field_name="run_id", label="Run")
+    snapshot = django_filters.NumberFilter(field_name="snapshot_id", label="Snapshot")
+    length = django_filters.NumberFilter(field_name="length")
+    min_length = django_filters.NumberFilter(field_name="length", lookup_expr="gte", label="Min length")
+    max_length = django_filters.NumberFilter(field_name="length", lookup_expr="lte", label="Max length")
+    generator = django_filters.ChoiceFilter(choices=Trajectory.Generator.choices)
+    failed_stage = django_filters.ChoiceFilter(
+        choices=[("format", "format"), ("execution", "execution"), ("semantic", "semantic")], label="Failed stage"
+    )
+    template = django_filters.CharFilter(field_name="template_id", label="Template id")
+
+    class Meta:
+        model = Trajectory
+        fields = ["q", "status", "junction", "tool", "provider", "run", "snapshot", "length", "generator", "template"]
+
+    def search(self, queryset, name, value):
+        for word in value.split():
+            queryset = queryset.filter(
+                Q(request__icontains=word) | Q(answer__icontains=word) | Q(tool_tags__icontains=word)
+            )
+        return queryset
+
+    def by_junction(self, queryset, name, value):
+        return queryset.filter(junction_tags__contains=f",{value},")
+
+    def by_tool(self, queryset, name, value):
+        return queryset.filter(tool_tags__contains=f",{value.strip()},")
+
+    def by_provider(self, queryset, name, value):
+        return queryset.filter(provider_tags__contains=f",{value.strip()},")
+
+
+class SynthesisRunFilterSet(django_filters.FilterSet):
+    status = django_filters.MultipleChoiceFilter(choices=SynthesisRun.Status.choices)
+    snapshot = django_filters.NumberFilter(field_name="snapshot_id")
+
+    class Meta:
+        model = SynthesisRun
+        fields = ["status", "snapshot"]

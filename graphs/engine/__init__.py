@@ -1,0 +1,1 @@
+"""EDGE engines: candidate matching, binding transforms, posteriors and sampling (plain Python, no Django)."""

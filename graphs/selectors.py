@@ -1,0 +1,222 @@
+"""Reads of the EDGE graph: edge and trial lists for pages and the API, the network figure, exports."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from django.db.models import Count, Q, QuerySet
+from django.urls import reverse
+
+from graphs.engine import graph as graph_engine
+from graphs.engine import posterior as P
+from graphs.models import CandidateEdge, EdgeTrial, GraphSnapshot, VerificationRun
+
+STATUS_COLOURS = {
+    CandidateEdge.Status.VERIFIED: "#1a7f37",
+    CandidateEdge.Status.VERIFYING: "#bf8700",
+    CandidateEdge.Status.PROPOSED: "#57606a",
+    CandidateEdge.Status.PRUNED: "#cf222e",
+}
+EDGE_ORDERINGS = {
+    "posterior": ("-posterior_mean", "-score", "id"),
+    "-posterior": ("posterior_mean", "score", "id"),
+    "score": ("-score", "id"),
+    "trials": ("-trials_success", "-trials_structural", "id"),
+    "recent": ("-updated_at", "-id"),
+}
+
+
+def edge_list() -> QuerySet[CandidateEdge]:
+    return CandidateEdge.objects.select_related(
+        "source_tool__service__provider", "target_tool__service__provider"
+    ).defer("source_tool__service__spec_document", "target_tool__service__spec_document")
+
+
+def edge_trials(*, edge: CandidateEdge) -> QuerySet[EdgeTrial]:
+    return (
+        EdgeTrial.objects.filter(edge=edge)
+        .select_related("run", "source_call", "target_call")
+        .defer("source_call__body_gz", "target_call__body_gz", "source_call__request", "target_call__request")
+        .order_by("-run_id", "seq")
+    )
+
+
+def trial_list() -> QuerySet[EdgeTrial]:
+    return EdgeTrial.objects.select_related("edge__source_tool", "edge__target_tool", "run").order_by("-id")
+
+
+def run_list() -> QuerySet[VerificationRun]:
+    return (
+        VerificationRun.objects.select_related("job", "created_by")
+        .annotate(trial_count=Count("trials"))
+        .order_by("-created_at", "-id")
+    )
+
+
+def snapshot_list() -> QuerySet[GraphSnapshot]:
+    return GraphSnapshot.objects.select_related("run", "created_by").defer("node_link")
+
+
+def status_counts() -> dict[str, int]:
+    counts = dict(CandidateEdge.objects.order_by().values_list("status").annotate(n=Count("id")))
+    return {status: counts.get(status, 0) for status in CandidateEdge.Status.values}
+
+
+def providers() -> list[str]:
+    return sorted(
+        set(CandidateEdge.objects.values_list("source_tool__service__provider__code", flat=True))
+        | set(CandidateEdge.objects.values_list("target_tool__service__provider__code", flat=True))
+    )
+
+
+def posterior_curve(alpha: float, beta: float, points: int = 101) -> tuple[list[float], list[float]]:
+    """The Beta density on a grid, for the edge page's figure."""
+    log_b = math.lgamma(alpha) + math.lgamma(beta) - math.lgamma(alpha + beta)
+    xs, ys = [], []
+    for i in range(points):
+        x = min(max(i / (points - 1), 1e-4), 1 - 1e-4)
+        xs.append(round(x, 4))
+        ys.append(round(math.exp((alpha - 1) * math.log(x) + (beta - 1) * math.log1p(-x) - log_b), 5))
+    return xs, ys
+
+
+def edge_posterior(edge: CandidateEdge) -> dict[str, Any]:
+    policy = P.DEFAULT_POLICY
+    return {
+        "mean": edge.posterior_mean,
+        "p_viable": P.prob_above(policy.theta_verify, edge.alpha, edge.beta),
+        "p_broken": P.cdf(policy.theta_prune, edge.alpha, edge.beta),
+        "policy": policy.to_dict(),
+    }
+
+
+# --- The network figure ------------------------------------------------------------------------------
+
+
+def network_edges(*, statuses: list[str] | None = None, provider: str = "", tool: int | None = None):
+    edges = edge_list()
+    if statuses:
+        edges = edges.filter(status__in=statuses)
+    if provider:
+        edges = edges.filter(
+            Q(source_tool__service__provider__code=provider) | Q(target_tool__service__provider__code=provider)
+        )
+    if tool:
+        edges = edges.filter(Q(source_tool_id=tool) | Q(target_tool_id=tool))
+    return edges
+
+
+def network_figure(edges) -> dict[str, Any]:
+    """A plotly network (as a dict ready for plotly.io.to_json): tools placed by a seeded spring layout,
+    one line trace per status, and a clickable marker at each edge's midpoint carrying its URL."""
+    import networkx as nx
+    import plotly.graph_objects as go
+
+    edges = list(edges)
+    graph = nx.DiGraph()
+    tools = {}
+    for edge in edges:
+        for t in (edge.source_tool, edge.target_tool):
+            tools[t.pk] = t
+        graph.add_edge(edge.source_tool_id, edge.target_tool_id)
+    positions = nx.spring_layout(graph, seed=7, k=1.2 / math.sqrt(max(1, len(graph)))) if len(graph) else {}
+    figure = go.Figure()
+    for status, colour in STATUS_COLOURS.items():
+        xs, ys, mx, my, text, urls = [], [], [], [], [], []
+        for edge in edges:
+            if edge.status != status:
+                continue
+            (x0, y0), (x1, y1) = positions[edge.source_tool_id], positions[edge.target_tool_id]
+            xs += [x0, x1, None]
+            ys += [y0, y1, None]
+            mx.append((x0 + x1) / 2)
+            my.append((y0 + y1) / 2)
+            text.append(
+                f"{edge.source_tool.function_name}.{edge.source_field} → {edge.target_tool.function_name}."
+                f"{edge.target_param}<br>[{edge.transform}] {status}, mean {edge.posterior_mean:.2f}"
+            )
+            urls.append(reverse("graphs:edge", args=[edge.pk]))
+        if not xs:
+            continue
+        figure.add_trace(
+            go.Scatter(x=xs, y=ys, mode="lines", line={"color": colour, "width": 1.2}, hoverinfo="skip", name=status)
+        )
+        figure.add_trace(
+            go.Scatter(
+                x=mx,
+                y=my,
+                mode="markers",
+                marker={"color": colour, "size": 7, "symbol": "diamond"},
+                text=text,
+                customdata=urls,
+                hovertemplate="%{text}<extra></extra>",
+                name=f"{status} edges",
+                showlegend=False,
+            )
+        )
+    node_ids = list(graph.nodes)
+    figure.add_trace(
+        go.Scatter(
+            x=[positions[n][0] for n in node_ids],
+            y=[positions[n][1] for n in node_ids],
+            mode="markers+text",
+            text=[tools[n].function_name for n in node_ids],
+            textposition="top center",
+            textfont={"size": 9},
+            marker={"size": 12, "color": "#0969da", "line": {"color": "#fff", "width": 1}},
+            customdata=[f"{reverse('graphs:edges')}?tool={n}" for n in node_ids],
+            hovertemplate="%{text}<br>%{customdata}<extra></extra>",
+            name="tools",
+        )
+    )
+    figure.update_layout(
+        height=620,
+        margin={"l": 10, "r": 10, "t": 10, "b": 10},
+        xaxis={"visible": False},
+        yaxis={"visible": False},
+        plot_bgcolor="#fff",
+        legend={"orientation": "h"},
+        clickmode="event",
+    )
+    return json.loads(figure.to_json())
+
+
+def refinement_figure(refinement: dict[str, Any]) -> dict[str, Any]:
+    import plotly.graph_objects as go
+
+    names = ["before", "after", "verified", "pruned"]
+    labels = ["all tried candidates (before)", "not pruned (after)", "verified", "pruned"]
+    rates = [round(100 * (refinement.get(name, {}).get("success_rate") or 0.0), 1) for name in names]
+    figure = go.Figure(go.Bar(x=labels, y=rates, marker_color=["#57606a", "#1a7f37", "#2da44e", "#cf222e"]))
+    figure.update_layout(
+        height=320, margin={"l": 40, "r": 10, "t": 10, "b": 40}, yaxis={"title": "trial success %", "range": [0, 100]}
+    )
+    return json.loads(figure.to_json())
+
+
+def posterior_figure(edge: CandidateEdge) -> dict[str, Any]:
+    import plotly.graph_objects as go
+
+    xs, ys = posterior_curve(edge.alpha, edge.beta)
+    px, py = posterior_curve(edge.prior_alpha, edge.prior_beta)
+    figure = go.Figure()
+    figure.add_trace(go.Scatter(x=px, y=py, mode="lines", name="prior", line={"dash": "dot", "color": "#57606a"}))
+    figure.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name="posterior", line={"color": "#0969da"}))
+    figure.add_vline(x=P.DEFAULT_POLICY.theta_verify, line_dash="dash", line_color="#1a7f37")
+    figure.update_layout(
+        height=260, margin={"l": 40, "r": 10, "t": 10, "b": 40}, xaxis={"title": "θ (success probability)"}
+    )
+    return json.loads(figure.to_json())
+
+
+def snapshot_export(snapshot: GraphSnapshot, fmt: str) -> tuple[str, str, str]:
+    """(body, content type, file name) of a snapshot as node-link JSON or GraphML."""
+    if fmt == "graphml":
+        graph = graph_engine.from_node_link(snapshot.node_link)
+        return graph_engine.to_graphml(graph), "application/graphml+xml", f"edge-graph-v{snapshot.version}.graphml"
+    if fmt == "json":
+        body = json.dumps(snapshot.node_link, ensure_ascii=False, indent=1)
+        return body, "application/json", f"edge-graph-v{snapshot.version}.json"
+    raise ValueError(f"unknown export format {fmt!r}; use json or graphml")

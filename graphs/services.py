@@ -1,0 +1,999 @@
+"""Writes of the EDGE graph: propose candidates, run verification trials, take snapshots.
+
+Services load rows, hand plain data to the engines (graphs/engine/) and store what comes back. Every trial's
+calls go through the catalog's executor service (apis.services.tool_execute_many), so each one leaves an
+ApiCall with source_kind "edge_trial". A verification run is resumable: each round's plan is stored before it
+runs, each trial has a deterministic attempt key (run, edge, seq), and a trial's row and its edge's posterior
+change are written in one transaction, so a killed worker loses no finished trial and a restart counts
+nothing twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Count, F, Max, Q
+from django.utils import timezone
+
+from apis.models import ApiCall, Tool
+from apis.selectors import call_result
+from apis.services import MODES, Execution, ToolExecutionError, tool_execute, tool_execute_many
+from graphs.engine import graph as graph_engine
+from graphs.engine import posterior as P
+from graphs.engine import transforms as T
+from graphs.engine import trials as TR
+from graphs.engine.candidates import Candidate, FieldInfo, MatchConfig, ParamInfo, ToolInfo, generate_candidates
+from graphs.engine.names import is_control_param
+from graphs.engine.sampling import Arm, rng_for, thompson_pick
+from graphs.models import CandidateEdge, EdgeTrial, GraphSnapshot, VerificationRun
+from kopa_site.models import Job
+
+logger = logging.getLogger(__name__)
+
+TRIAL_SOURCE_KIND = "edge_trial"
+PROBE_SOURCE_KIND = "edge_probe"
+OBSERVED_CALLS = 20  # recent successful calls per tool that feed observed values
+RECORDED_INPUTS = 20  # recorded inputs per source tool offered to trials
+UNDECIDED = (CandidateEdge.Status.PROPOSED, CandidateEdge.Status.VERIFYING)
+
+RUN_DEFAULTS: dict[str, Any] = {
+    "rounds": 12,  # Thompson-sampling rounds at most
+    "batch_size": 64,  # edges tried per round
+    "seed": None,  # None: the run's id
+    "mode": "sandbox",  # executor mode: sandbox, live, record, replay
+    "sandbox_origin": "",  # empty: settings.KOPA_SANDBOX_ORIGIN
+    "edge_ids": [],  # empty: every undecided edge
+    "concurrency": 8,  # calls in flight at once
+    "n_max": 10,  # main trials per edge in one run
+    "controls": 2,  # control trials per edge at most (over all runs)
+    "policy": {},  # PosteriorPolicy overrides: w_s, w_e, theta_verify, theta_prune, confidence, n_min
+}
+
+
+class EdgeError(Exception):
+    """A graph request that cannot be carried out; the message says why, for the person who asked."""
+
+
+class Reporter(Protocol):
+    def progress(self, done: int, total: int | None = None, message: str = "") -> None: ...
+
+    def log(self, msg: str, level: str = "info") -> None: ...
+
+    def check_cancelled(self) -> None: ...
+
+
+class QuietReporter:
+    """A reporter that only logs; jobs pass their JobContext, commands a progress bar."""
+
+    def progress(self, done: int, total: int | None = None, message: str = "") -> None:
+        pass
+
+    def log(self, msg: str, level: str = "info") -> None:
+        logger.log(logging.getLevelName(level.upper()), "%s", msg)
+
+    def check_cancelled(self) -> None:
+        pass
+
+
+# --- Tools as the engines see them -----------------------------------------------------------------------
+
+
+def _field_path(field_row: dict) -> str:
+    return str(field_row.get("path") or field_row.get("name") or "")
+
+
+def _observed(tools: Sequence[Tool]) -> tuple[dict[int, dict[str, list[str]]], dict[int, dict[str, list[str]]]]:
+    """Values of record fields and of parameters in each tool's recent successful calls."""
+    fields: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    params: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for tool in tools:
+        calls = ApiCall.objects.filter(tool=tool, ok=True, record_count__gt=0).order_by("-id")[:OBSERVED_CALLS]
+        paths = [_field_path(f) for f in tool.record_fields]
+        for call in calls:
+            for name, value in (call.params or {}).items():
+                if value not in (None, "") and not isinstance(value, dict | list):
+                    params[tool.pk][name].append(str(value))
+            result = call_result(call)
+            if result is None:
+                continue
+            for record in result.records[:50]:
+                for path in paths:
+                    value = TR.record_value(record, path)
+                    if value not in (None, "") and not isinstance(value, dict | list):
+                        fields[tool.pk][path].append(str(value))
+    return fields, params
+
+
+def tool_infos(tools: Sequence[Tool]) -> list[ToolInfo]:
+    """The catalog's tools as plain ToolInfo, with values observed in recorded calls."""
+    observed_fields, observed_params = _observed(tools)
+    infos = []
+    for tool in tools:
+        params = tuple(
+            ParamInfo(
+                name=p.name,
+                required=p.required,
+                description=p.description,
+                examples=p.examples,
+                observed=tuple(dict.fromkeys(observed_params[tool.pk].get(p.name, ()))),
+            )
+            for p in TR.param_infos(tool.parameters)
+        )
+        fields = []
+        for row in tool.record_fields:
+            path = _field_path(row)
+            if not path:
+                continue
+            example = row.get("example")
+            fields.append(
+                FieldInfo(
+                    path=path,
+                    description=str(row.get("description") or ""),
+                    examples=(str(example),) if example not in (None, "") else (),
+                    observed=tuple(dict.fromkeys(observed_fields[tool.pk].get(path, ()))),
+                )
+            )
+        infos.append(
+            ToolInfo(
+                id=tool.pk,
+                name=tool.function_name,
+                provider=tool.service.provider.code,
+                title=f"{tool.name_ko} {tool.description_en}".strip(),
+                params=params,
+                fields=tuple(fields),
+            )
+        )
+    return infos
+
+
+def _active_tools(tool_ids: Iterable[int] | None = None) -> list[Tool]:
+    tools = Tool.objects.filter(is_active=True).select_related("service__provider").defer("service__spec_document")
+    if tool_ids is not None:
+        tools = tools.filter(pk__in=list(tool_ids))
+    return list(tools.order_by("pk"))
+
+
+def tools_probe(
+    *, tools: Sequence[Tool], mode: str = "sandbox", sandbox_origin: str | None = None, concurrency: int = 8
+) -> int:
+    """Execute each tool once with its example inputs, so proposals can learn from real values.
+
+    Returns how many calls returned records. Calls are logged with source_kind "edge_probe".
+    """
+    calls = []
+    for tool in tools:
+        params = TR.example_params(tool.parameters, required_only=False)
+        if params is not None:
+            calls.append((tool, params))
+    executions = _execute(
+        calls, mode=mode, sandbox_origin=sandbox_origin, concurrency=concurrency, source=PROBE_SOURCE_KIND, source_id=""
+    )
+    return sum(1 for e in executions if isinstance(e, Execution) and e.result.ok and e.result.records)
+
+
+# --- Proposals ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class ProposeReport:
+    tools: int = 0
+    candidates: int = 0
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    probed: int = 0
+    llm_scored: int = 0
+
+    def to_dict(self) -> dict[str, int]:
+        return dict(self.__dict__)
+
+    def summary(self) -> str:
+        return (
+            f"{self.candidates} candidate(s) over {self.tools} tool(s): {self.created} new, {self.updated} updated, "
+            f"{self.unchanged} unchanged"
+        )
+
+
+def _retriever():
+    """The embedding retriever when one is configured (settings.KOPA_EDGE), else None (TF-IDF)."""
+    from graphs.engine.llm import embedding_retriever_from_settings
+
+    return embedding_retriever_from_settings(getattr(settings, "KOPA_EDGE", {}))
+
+
+def edges_propose(
+    *,
+    tool_ids: Iterable[int] | None = None,
+    probe: bool = False,
+    mode: str = "sandbox",
+    sandbox_origin: str | None = None,
+    use_llm: bool | None = None,
+    config: MatchConfig | None = None,
+    reporter: Reporter | None = None,
+) -> ProposeReport:
+    """Score candidate links across the active catalog and store them (re-runs update scores in place).
+
+    probe=True first executes every tool with its examples so value shapes and overlaps come from real
+    values. An edge that already has trials keeps its posterior; only its signals are refreshed.
+    """
+    reporter = reporter or QuietReporter()
+    tools = _active_tools(tool_ids)
+    report = ProposeReport(tools=len(tools))
+    if len(tools) < 2:
+        raise EdgeError("proposals need at least two active tools; import the catalog first (catalog_import --bundled)")
+    if probe:
+        reporter.log(f"probing {len(tools)} tool(s) with their examples")
+        report.probed = tools_probe(tools=tools, mode=mode, sandbox_origin=sandbox_origin)
+    infos = tool_infos(tools)
+    total = len(infos)
+    candidates = generate_candidates(
+        infos,
+        config=config or MatchConfig(),
+        retriever=_retriever(),
+        progress=lambda done, _total: reporter.progress(done, total + 1, "scoring pairs"),
+    )
+    scorer = _llm_client() if use_llm is not False else None
+    if use_llm and scorer is None:
+        raise EdgeError("use_llm needs KOPA_EDGE_LLM_URL and KOPA_EDGE_LLM_MODEL")
+    if scorer is not None:
+        candidates, report.llm_scored = _llm_refine(scorer, candidates, infos, config or MatchConfig(), reporter)
+    report.candidates = len(candidates)
+    _store_candidates(candidates, report)
+    reporter.progress(total + 1, total + 1, report.summary())
+    reporter.log(report.summary())
+    return report
+
+
+def _llm_refine(scorer, candidates, infos, config: MatchConfig, reporter: Reporter) -> tuple[list[Candidate], int]:
+    """Mix the model's feasibility into the rules' candidates, then ask it for sources of required parameters
+    the rules left without any, among each target tool's nearest tools."""
+    from graphs.engine.llm import LLMError, propose, rescore
+    from graphs.engine.retriever import TfidfRetriever
+
+    by_id = {info.id: info for info in infos}
+    try:
+        candidates, scored = rescore(scorer, candidates, by_id, min_score=config.min_score)
+        covered = {(c.target_tool, c.target_param) for c in candidates}
+        docs = [f"{i.name} {i.title} " + " ".join(f"{f.path} {f.description}" for f in i.fields) for i in infos]
+        near = TfidfRetriever()
+        near.fit(docs, docs)
+        for index, info in enumerate(infos):
+            for param in info.params:
+                if not param.required or is_control_param(param.name) or (info.id, param.name) in covered:
+                    continue
+                sources = [infos[j] for j, _ in near.neighbours(index, 9) if j != index][:8]
+                candidates.extend(propose(scorer, info, param.name, sources, min_score=config.min_score))
+    except LLMError as exc:
+        raise EdgeError(f"the LLM proposer failed: {exc}") from None
+    reporter.log(f"LLM scored {scored} candidate(s)")
+    return candidates, scored
+
+
+def _llm_client():
+    from graphs.engine.llm import client_from_settings
+
+    return client_from_settings(getattr(settings, "KOPA_EDGE", {}))
+
+
+@transaction.atomic
+def _store_candidates(candidates: Sequence[Candidate], report: ProposeReport) -> None:
+    existing = {
+        (e.source_tool_id, e.source_field, e.target_tool_id, e.target_param, e.transform): e
+        for e in CandidateEdge.objects.all()
+    }
+    fresh = []
+    for candidate in candidates:
+        edge = existing.get(candidate.key)
+        if edge is None:
+            alpha, beta = P.prior(candidate.score)
+            fresh.append(
+                CandidateEdge(
+                    source_tool_id=candidate.source_tool,
+                    source_field=candidate.source_field,
+                    target_tool_id=candidate.target_tool,
+                    target_param=candidate.target_param,
+                    transform=candidate.transform,
+                    signals=candidate.signals,
+                    score=candidate.score,
+                    proposer=candidate.proposer,
+                    prior_alpha=alpha,
+                    prior_beta=beta,
+                    alpha=alpha,
+                    beta=beta,
+                    posterior_mean=P.mean(alpha, beta),
+                )
+            )
+            continue
+        if edge.signals == candidate.signals and edge.score == candidate.score:
+            report.unchanged += 1
+            continue
+        edge.signals, edge.score = candidate.signals, candidate.score
+        fields = ["signals", "score", "updated_at"]
+        if edge.trials_main == 0 and edge.controls_passed + edge.controls_failed == 0:
+            edge.prior_alpha, edge.prior_beta = P.prior(candidate.score)
+            edge.alpha, edge.beta = edge.prior_alpha, edge.prior_beta
+            edge.posterior_mean = P.mean(edge.alpha, edge.beta)
+            fields += ["prior_alpha", "prior_beta", "alpha", "beta", "posterior_mean"]
+        edge.save(update_fields=fields)
+        report.updated += 1
+    CandidateEdge.objects.bulk_create(fresh, batch_size=500)
+    report.created = len(fresh)
+
+
+def edge_create(
+    *,
+    source_tool: Tool,
+    source_field: str,
+    target_tool: Tool,
+    target_param: str,
+    transform: str = "identity",
+    score: float = 0.5,
+    proposer: str = CandidateEdge.Proposer.MANUAL,
+    note: str = "",
+) -> CandidateEdge:
+    """Add one candidate by hand (a reviewer's idea, or a planted false one for a test); checked first."""
+    fields = [f.strip() for f in source_field.split(",") if f.strip()]
+    params = [p.strip() for p in target_param.split(",") if p.strip()]
+    if source_tool.pk == target_tool.pk:
+        raise EdgeError("an edge links two different tools")
+    try:
+        arity = T.arity(transform)
+    except T.TransformError as exc:
+        raise EdgeError(str(exc)) from None
+    if len(fields) != arity or len(params) != arity:
+        raise EdgeError(f"transform {transform} binds {arity} field(s) to {arity} parameter(s)")
+    known_fields = {_field_path(f) for f in source_tool.record_fields}
+    unknown = [f for f in fields if f not in known_fields]
+    if unknown:
+        raise EdgeError(f"{source_tool.function_name} records have no field {', '.join(unknown)}")
+    known_params = set((target_tool.parameters.get("properties") or {}).keys())
+    unknown = [p for p in params if p not in known_params]
+    if unknown:
+        raise EdgeError(f"{target_tool.function_name} has no parameter {', '.join(unknown)}")
+    if not 0.0 <= score <= 1.0:
+        raise EdgeError("score must lie in [0, 1]")
+    alpha, beta = P.prior(score)
+    try:
+        with transaction.atomic():
+            return CandidateEdge.objects.create(
+                source_tool=source_tool,
+                source_field=",".join(fields),
+                target_tool=target_tool,
+                target_param=",".join(params),
+                transform=transform,
+                score=score,
+                signals={"total": score},
+                proposer=proposer,
+                prior_alpha=alpha,
+                prior_beta=beta,
+                alpha=alpha,
+                beta=beta,
+                posterior_mean=P.mean(alpha, beta),
+                note=note,
+            )
+    except IntegrityError:
+        raise EdgeError("this candidate already exists") from None
+
+
+def edge_reset(*, edge: CandidateEdge) -> CandidateEdge:
+    """Back to proposed with its prior; its trials stay on record but no longer count."""
+    edge.status = CandidateEdge.Status.PROPOSED
+    edge.alpha, edge.beta = edge.prior_alpha, edge.prior_beta
+    edge.posterior_mean = P.mean(edge.alpha, edge.beta)
+    edge.trials_success = edge.trials_structural = edge.trials_environmental = edge.trials_skipped = 0
+    edge.controls_passed = edge.controls_failed = 0
+    edge.decided_at = None
+    edge.save()
+    return edge
+
+
+# --- Verification runs ---------------------------------------------------------------------------------
+
+
+def _check_run_params(params: dict[str, Any] | None) -> dict[str, Any]:
+    given = dict(params or {})
+    unknown = sorted(set(given) - set(RUN_DEFAULTS))
+    if unknown:
+        raise EdgeError(f"unknown run parameter(s) {', '.join(unknown)}; known: {', '.join(RUN_DEFAULTS)}")
+    merged = {**RUN_DEFAULTS, **given}
+    for name in ("rounds", "batch_size", "concurrency", "n_max"):
+        value = merged[name]
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 10_000:
+            raise EdgeError(f"{name} must be a whole number from 1 to 10000; got {value!r}")
+    if not isinstance(merged["controls"], int) or not 0 <= merged["controls"] <= 100:
+        raise EdgeError(f"controls must be a whole number from 0 to 100; got {merged['controls']!r}")
+    if merged["mode"] not in MODES:
+        raise EdgeError(f"mode must be one of {', '.join(MODES)}; got {merged['mode']!r}")
+    if not isinstance(merged["edge_ids"], list) or not all(isinstance(i, int) for i in merged["edge_ids"]):
+        raise EdgeError("edge_ids must be a list of edge ids")
+    if merged["sandbox_origin"] and not str(merged["sandbox_origin"]).startswith(("http://", "https://")):
+        raise EdgeError("sandbox_origin must be an http(s) URL")
+    try:
+        P.PosteriorPolicy(**merged["policy"])
+    except (TypeError, ValueError) as exc:
+        raise EdgeError(f"policy: {exc}") from None
+    if merged["seed"] is not None and not isinstance(merged["seed"], int | str):
+        raise EdgeError("seed must be a number or a text")
+    return merged
+
+
+def verification_run_create(*, params: dict[str, Any] | None = None, user=None) -> VerificationRun:
+    """A pending run with checked parameters (defaults filled in); no trial runs until it is started."""
+    merged = _check_run_params(params)
+    if merged["edge_ids"]:
+        found = CandidateEdge.objects.filter(pk__in=merged["edge_ids"]).count()
+        if found != len(set(merged["edge_ids"])):
+            raise EdgeError("edge_ids names edges that do not exist")
+    run = VerificationRun.objects.create(
+        params=merged, created_by=user if getattr(user, "is_authenticated", False) else None
+    )
+    if merged["seed"] is None:
+        run.params = {**merged, "seed": run.pk}
+        run.save(update_fields=["params"])
+    return run
+
+
+def verification_run_start(*, run: VerificationRun, user=None) -> Job:
+    """Queue the run (or its continuation) as an edge.verify job; refused while a job of it still runs."""
+    from kopa_site.jobs import job_start
+
+    if run.status == VerificationRun.Status.FINISHED:
+        raise EdgeError(f"run #{run.pk} has finished; start a new run")
+    if run.job_id and not Job.objects.get(pk=run.job_id).is_finished:
+        raise EdgeError(f"run #{run.pk} already has job #{run.job_id} in progress")
+    job = job_start(kind="edge.verify", params={"run_id": run.pk}, user=user)
+    VerificationRun.objects.filter(pk=run.pk).update(job=job)
+    run.job = job
+    return job
+
+
+def _policy(params: dict[str, Any]) -> P.PosteriorPolicy:
+    return P.PosteriorPolicy(**params.get("policy", {}))
+
+
+def verification_run_execute(*, run: VerificationRun, reporter: Reporter | None = None) -> dict[str, Any]:
+    """Run (or continue) the run's rounds in this process; returns its counters.
+
+    Each round draws its edges by Thompson sampling and stores that plan before any trial, so a restart
+    repeats the same round and skips the attempts already stored.
+    """
+    reporter = reporter or QuietReporter()
+    params = run.params
+    rounds = params["rounds"]
+    now = timezone.now()
+    state = dict(run.state or {})
+    state.setdefault("since", now.isoformat())  # recorded inputs from before the first start only
+    state.setdefault("round", 0)
+    VerificationRun.objects.filter(pk=run.pk).update(
+        status=VerificationRun.Status.RUNNING, started_at=run.started_at or now, state=state
+    )
+    run.refresh_from_db()
+    worker = _RoundWorker(run, reporter)
+    try:
+        while state["round"] < rounds:
+            reporter.check_cancelled()
+            number = state["round"]
+            if state.get("plan_round") != number:
+                state.update(plan_round=number, plan=_plan_round(run, number))
+                VerificationRun.objects.filter(pk=run.pk).update(state=state)
+            plan = state["plan"]
+            if not plan:
+                reporter.log(f"round {number + 1}: no undecided edge left")
+                break
+            reporter.progress(number, rounds, f"round {number + 1} of {rounds}: {len(plan)} edge(s)")
+            worker.run_round(number, plan)
+            decided = _decide([edge_id for edge_id, _ in plan], _policy(params))
+            state.update(round=number + 1, plan_round=None, plan=[])
+            counters = run_counters(run)
+            VerificationRun.objects.filter(pk=run.pk).update(state=state, counters=counters)
+            reporter.log(
+                f"round {number + 1}: {len(plan)} edge(s) tried; verified {decided['verified']}, "
+                f"pruned {decided['pruned']}; {counters['trials']} trial(s) so far"
+            )
+            reporter.progress(number + 1, rounds, f"round {number + 1} of {rounds} done")
+    except BaseException:
+        VerificationRun.objects.filter(pk=run.pk).update(
+            status=VerificationRun.Status.STOPPED, counters=run_counters(run)
+        )
+        raise
+    counters = run_counters(run)
+    VerificationRun.objects.filter(pk=run.pk).update(
+        status=VerificationRun.Status.FINISHED, finished_at=timezone.now(), counters=counters, state=state
+    )
+    run.refresh_from_db()
+    return counters
+
+
+def _plan_round(run: VerificationRun, number: int) -> list[list[int]]:
+    """[edge id, 1 when a control follows a successful main trial] for the round's Thompson-sampled edges."""
+    params = run.params
+    edges = CandidateEdge.objects.filter(status__in=UNDECIDED)
+    if params["edge_ids"]:
+        edges = edges.filter(pk__in=params["edge_ids"])
+    tried = dict(
+        EdgeTrial.objects.filter(run=run, kind=EdgeTrial.Kind.MAIN)
+        .values_list("edge_id")
+        .annotate(n=Count("id"))
+        .values_list("edge_id", "n")
+    )
+    arms = [
+        Arm(e.pk, e.alpha, e.beta) for e in edges.only("pk", "alpha", "beta") if tried.get(e.pk, 0) < params["n_max"]
+    ]
+    picked = thompson_pick(arms, params["batch_size"], seed=params["seed"], round_number=number)
+    controls = dict(
+        CandidateEdge.objects.filter(pk__in=picked)
+        .values_list("pk")
+        .annotate(n=F("controls_passed") + F("controls_failed"))
+    )
+    CandidateEdge.objects.filter(pk__in=picked, status=CandidateEdge.Status.PROPOSED).update(
+        status=CandidateEdge.Status.VERIFYING
+    )
+    return [[edge_id, int(controls.get(edge_id, 0) < params["controls"])] for edge_id in picked]
+
+
+def _decide(edge_ids: Sequence[int], policy: P.PosteriorPolicy) -> dict[str, int]:
+    decided = {"verified": 0, "pruned": 0}
+    for edge in CandidateEdge.objects.filter(pk__in=edge_ids, status__in=UNDECIDED):
+        verdict = P.decide(
+            edge.alpha,
+            edge.beta,
+            informative=edge.informative_trials,
+            controls_passed=edge.controls_passed,
+            controls_failed=edge.controls_failed,
+            policy=policy,
+        )
+        if verdict is None:
+            continue
+        CandidateEdge.objects.filter(pk=edge.pk, status__in=UNDECIDED).update(status=verdict, decided_at=timezone.now())
+        decided[verdict] += 1
+    return decided
+
+
+def run_counters(run: VerificationRun) -> dict[str, Any]:
+    rows = EdgeTrial.objects.filter(run=run).values("kind", "outcome").annotate(n=Count("id"))
+    counters: dict[str, Any] = {"trials": 0, "main": {}, "control": {}}
+    for row in rows:
+        counters[row["kind"]][row["outcome"]] = row["n"]
+        counters["trials"] += row["n"]
+    counters["calls"] = ApiCall.objects.filter(source_kind=TRIAL_SOURCE_KIND, source_id=str(run.pk)).count()
+    tried = EdgeTrial.objects.filter(run=run).values("edge_id")
+    counters["edges"] = dict(
+        CandidateEdge.objects.filter(pk__in=tried).order_by().values_list("status").annotate(n=Count("id"))
+    )
+    return counters
+
+
+def verification_run_resume(*, run: VerificationRun, user=None) -> Job:
+    """Continue a stopped run in a new job; its stored trials are kept and skipped."""
+    if run.status == VerificationRun.Status.FINISHED:
+        raise EdgeError(f"run #{run.pk} has finished; there is nothing to resume")
+    return verification_run_start(run=run, user=user)
+
+
+# --- One round of trials -------------------------------------------------------------------------------
+
+
+@dataclass
+class _Trial:
+    edge: CandidateEdge
+    number: int
+    with_control: bool
+    source_params: dict[str, str] | None = None
+    source: Execution | None = None
+    binding: TR.Binding | None = None
+    values: dict[str, Any] = field(default_factory=dict)
+    target_params: dict[str, str] | None = None
+    target: Execution | None = None
+    outcome: tuple[str, str] | None = None  # (outcome, failure class) once settled
+    control_params: dict[str, str] | None = None
+    control: Execution | None = None
+    control_outcome: tuple[str, str] | None = None
+
+
+def _execute(
+    calls: Sequence[tuple[Tool, dict[str, Any]]],
+    *,
+    mode: str,
+    sandbox_origin: str | None,
+    concurrency: int,
+    source: str,
+    source_id: str,
+    expect_records: bool = False,
+) -> list[Execution | ToolExecutionError]:
+    """Execute calls concurrently; a call that cannot be made (no key for live mode) is returned as its error."""
+    if not calls:
+        return []
+    options = {
+        "mode": mode,
+        "source_kind": source,
+        "source_id": source_id,
+        "expect_records": expect_records,
+        "sandbox_origin": sandbox_origin or None,
+    }
+    try:
+        # One transaction for the batch's ApiCall rows: they are written after the calls return, and one
+        # commit instead of one per row keeps SQLite from becoming the bottleneck.
+        with transaction.atomic():
+            return list(tool_execute_many(calls=list(calls), concurrency=concurrency, **options))
+    except ToolExecutionError:
+        # One unusable call (e.g. a provider without a key) must not sink the batch: go one by one.
+        out: list[Execution | ToolExecutionError] = []
+        for tool, params in calls:
+            try:
+                out.append(tool_execute(tool=tool, params=params, **options))
+            except ToolExecutionError as exc:
+                out.append(exc)
+        return out
+
+
+class _RoundWorker:
+    """Runs a round's planned trials in chunks: sources, then targets, then controls, each concurrently."""
+
+    def __init__(self, run: VerificationRun, reporter: Reporter):
+        self.run = run
+        self.reporter = reporter
+        self.params = run.params
+        self.policy = _policy(run.params)
+        self.seed = run.params["seed"]
+        self.since = run.state.get("since")
+        self.chunk = max(8, self.params["concurrency"] * 4)
+        self._pools: dict[tuple[int, int], list[dict[str, str]]] = {}
+        self._siblings: dict[tuple[int, int], list[CandidateEdge]] = {}
+
+    def _exec(self, calls, *, expect_records: bool) -> list[Execution | ToolExecutionError]:
+        return _execute(
+            calls,
+            mode=self.params["mode"],
+            sandbox_origin=self.params["sandbox_origin"],
+            concurrency=self.params["concurrency"],
+            source=TRIAL_SOURCE_KIND,
+            source_id=str(self.run.pk),
+            expect_records=expect_records,
+        )
+
+    def run_round(self, number: int, plan: Sequence[Sequence[int]]) -> None:
+        edges = CandidateEdge.objects.select_related(
+            "source_tool__service__provider", "target_tool__service__provider"
+        ).in_bulk([edge_id for edge_id, _ in plan])
+        done = set(EdgeTrial.objects.filter(run=self.run, seq=2 * number).values_list("edge_id", "seq"))
+        trials = []
+        for edge_id, with_control in plan:
+            edge = edges.get(edge_id)
+            if edge is None:
+                continue  # deleted meanwhile
+            # A main trial and its control are stored together, so a stored main means the attempt is done.
+            if (edge_id, 2 * number) in done:
+                continue
+            trials.append(_Trial(edge, number, bool(with_control)))
+        for start in range(0, len(trials), self.chunk):
+            self.reporter.check_cancelled()
+            self._run_chunk(trials[start : start + self.chunk])
+
+    # --- the three phases
+
+    def _run_chunk(self, trials: list[_Trial]) -> None:
+        self._sources(trials)
+        self._targets(trials)
+        self._controls(trials)
+        # The chunk's trials are committed together; a chunk cut short by a kill is redone whole.
+        with transaction.atomic():
+            for trial in trials:
+                _store_trial(self.run, trial, self.policy)
+
+    def _sources(self, trials: list[_Trial]) -> None:
+        unique: dict[tuple[int, str], tuple[Tool, dict[str, str]]] = {}
+        for trial in trials:
+            tool = trial.edge.source_tool
+            pool = self._pool(tool, trial.number)
+            if not pool:
+                trial.outcome = (P.SKIPPED, "source.no_inputs")
+                continue
+            pick = rng_for(self.seed, "input", trial.edge.pk, trial.number).randrange(len(pool))
+            trial.source_params = pool[pick]
+            unique.setdefault(_call_key(tool, trial.source_params), (tool, trial.source_params))
+        keys = list(unique)
+        results = dict(zip(keys, self._exec([unique[k] for k in keys], expect_records=False), strict=True))
+        for trial in trials:
+            if trial.outcome is not None:
+                continue
+            execution = results[_call_key(trial.edge.source_tool, trial.source_params)]
+            if isinstance(execution, ToolExecutionError):
+                trial.outcome = (P.SKIPPED, "executor.refused")
+                trial.values["error"] = str(execution)
+                continue
+            trial.source = execution
+            settled = TR.source_outcome(execution.result.ok, execution.result.error_class, execution.result.records)
+            if settled is not None:
+                trial.outcome = settled
+
+    def _targets(self, trials: list[_Trial]) -> None:
+        unique: dict[tuple[int, str], tuple[Tool, dict[str, str]]] = {}
+        for trial in trials:
+            if trial.outcome is not None:
+                continue
+            edge = trial.edge
+            records = trial.source.result.records
+            rng = rng_for(self.seed, "value", edge.pk, trial.number)
+            binding = TR.bind(records, edge.source_fields, edge.target_params, edge.transform, rng)
+            if isinstance(binding, str):
+                trial.outcome = (P.STRUCTURAL, binding)
+                continue
+            trial.binding = binding
+            siblings = self._sibling_values(edge, records[binding.record_index], set(binding.bound))
+            params = TR.target_params(edge.target_tool.parameters, binding.bound, siblings)
+            trial.values.update(source_values=binding.source_values, bound=binding.bound, siblings=siblings)
+            if isinstance(params, str):
+                trial.outcome = (P.SKIPPED, params)
+                continue
+            trial.target_params = params
+            unique.setdefault(_call_key(edge.target_tool, params), (edge.target_tool, params))
+        keys = list(unique)
+        results = dict(zip(keys, self._exec([unique[k] for k in keys], expect_records=True), strict=True))
+        for trial in trials:
+            if trial.outcome is not None or trial.target_params is None:
+                continue
+            execution = results[_call_key(trial.edge.target_tool, trial.target_params)]
+            if isinstance(execution, ToolExecutionError):
+                trial.outcome = (P.SKIPPED, "executor.refused")
+                trial.values["error"] = str(execution)
+                continue
+            trial.target = execution
+            trial.outcome = TR.target_outcome(
+                execution.result.ok, execution.result.error_class, execution.result.records
+            )
+
+    def _controls(self, trials: list[_Trial]) -> None:
+        calls = []
+        for trial in trials:
+            if not trial.with_control or trial.outcome is None or trial.outcome[0] != P.SUCCESS:
+                continue
+            rng = rng_for(self.seed, "control", trial.edge.pk, trial.number)
+            mismatched = {name: TR.perturb(value, rng) for name, value in trial.binding.bound.items()}
+            trial.control_params = {**trial.target_params, **mismatched}
+            calls.append((trial.edge.target_tool, trial.control_params))
+        results = self._exec(calls, expect_records=False)
+        pending = [t for t in trials if t.control_params is not None]
+        for trial, execution in zip(pending, results, strict=True):
+            if isinstance(execution, ToolExecutionError):
+                trial.control_outcome = (P.SKIPPED, "executor.refused")
+                continue
+            trial.control = execution
+            trial.control_outcome = TR.control_outcome(
+                TR.fingerprint(trial.target.result.records),
+                execution.result.ok,
+                execution.result.error_class,
+                execution.result.records,
+            )
+
+    # --- inputs and siblings
+
+    def _pool(self, tool: Tool, number: int) -> list[dict[str, str]]:
+        """Inputs for a source tool: examples, recorded calls from before the run, and the inputs that
+        this run's verified-so-far links fed into it in earlier rounds (the upstream edges)."""
+        key = (tool.pk, number)
+        if key not in self._pools:
+            upstream = EdgeTrial.objects.filter(
+                run=self.run,
+                round__lt=number,
+                kind=EdgeTrial.Kind.MAIN,
+                outcome=P.SUCCESS,
+                edge__target_tool=tool,
+            ).values("target_call")
+            calls = ApiCall.objects.filter(tool=tool, ok=True, record_count__gt=0).filter(
+                Q(created_at__lt=self.since) | Q(pk__in=upstream)
+            )
+            recorded = [
+                c.params for c in calls.order_by("id").only("params")[:RECORDED_INPUTS] if isinstance(c.params, dict)
+            ]
+            pool = TR.source_inputs(tool.parameters, recorded)
+            # Inputs that gave this tool no records in an earlier round are not offered again.
+            barren = [
+                values.get("source_params")
+                for values in EdgeTrial.objects.filter(
+                    run=self.run,
+                    round__lt=number,
+                    kind=EdgeTrial.Kind.MAIN,
+                    outcome=P.SKIPPED,
+                    failure_class__startswith="source",
+                    edge__source_tool=tool,
+                ).values_list("values", flat=True)
+            ]
+            self._pools[key] = [inputs for inputs in pool if inputs not in barren] or pool
+        return self._pools[key]
+
+    def _sibling_values(self, edge: CandidateEdge, record: dict, bound: set[str]) -> dict[str, str]:
+        """Other parameters of the target filled from the same source record, so co-bound codes (cityCode with
+        nodeId, areaCode with sigunguCode) come from one place. A sibling is a candidate from the same source
+        tool into the same target that is verified or whose names match (same name or a known alias); a
+        weak sibling would fail the trial for a reason that is not this edge's. Optional parameters are only
+        filled by verified or same-name siblings."""
+        key = (edge.source_tool_id, edge.target_tool_id)
+        if key not in self._siblings:
+            self._siblings[key] = [
+                sibling
+                for sibling in CandidateEdge.objects.filter(source_tool_id=key[0], target_tool_id=key[1])
+                .exclude(status=CandidateEdge.Status.PRUNED)
+                .order_by("-posterior_mean", "-score", "id")
+                if sibling.status == CandidateEdge.Status.VERIFIED or (sibling.signals or {}).get("name", 0) >= 0.9
+            ]
+        required = set(edge.target_tool.parameters.get("required") or ())
+        values: dict[str, str] = {}
+        for sibling in self._siblings[key]:
+            params = sibling.target_params
+            if sibling.pk == edge.pk or set(params) & (bound | set(values)):
+                continue
+            if any(is_control_param(p) for p in params):
+                continue
+            strong = sibling.status == CandidateEdge.Status.VERIFIED or (sibling.signals or {}).get("name", 0) >= 1.0
+            if not set(params) <= required and not strong:
+                continue
+            tuples = TR.field_tuples([record], sibling.source_fields)
+            if not tuples:
+                continue
+            try:
+                out = T.apply(sibling.transform, list(tuples[0][1]))
+            except T.TransformError:
+                continue
+            values.update(zip(params, out, strict=True))
+        return values
+
+
+def _call_key(tool: Tool, params: dict[str, str]) -> tuple[int, str]:
+    return tool.pk, repr(sorted(params.items()))
+
+
+def _trial_row(run: VerificationRun, trial: _Trial, kind: str, outcome: tuple[str, str], policy) -> EdgeTrial:
+    main = kind == EdgeTrial.Kind.MAIN
+    target = trial.target if main else trial.control
+    values = dict(trial.values)
+    values["source_params"] = trial.source_params
+    values["target_params"] = trial.target_params if main else trial.control_params
+    if not main:
+        values["bound"] = {k: v for k, v in trial.control_params.items() if k in trial.binding.bound}
+    da, db = _deltas(kind, outcome[0], policy)
+    return EdgeTrial(
+        edge=trial.edge,
+        run=run,
+        seq=2 * trial.number + (0 if main else 1),
+        round=trial.number,
+        kind=kind,
+        source_call=trial.source.call if trial.source else None,
+        target_call=target.call if target else None,
+        values=values,
+        outcome=outcome[0],
+        failure_class=outcome[1][:80],
+        detail=(target.result.result_msg or "")[:500] if target and not target.result.ok else "",
+        alpha_delta=da,
+        beta_delta=db,
+    )
+
+
+def _deltas(kind: str, outcome: str, policy: P.PosteriorPolicy) -> tuple[float, float]:
+    if kind == EdgeTrial.Kind.MAIN:
+        return P.deltas(outcome, policy)
+    # A control only ever counts against an edge: the target ignored the value it was given.
+    if outcome == P.STRUCTURAL:
+        return 0.0, policy.w_s
+    if outcome == P.ENVIRONMENTAL:
+        return 0.0, policy.w_e
+    return 0.0, 0.0
+
+
+_MAIN_COUNTER = {
+    P.SUCCESS: "trials_success",
+    P.STRUCTURAL: "trials_structural",
+    P.ENVIRONMENTAL: "trials_environmental",
+    P.SKIPPED: "trials_skipped",
+}
+
+
+def _store_trial(run: VerificationRun, trial: _Trial, policy: P.PosteriorPolicy) -> None:
+    """Write the trial (and its control) and move the edge's posterior, once per attempt key."""
+    rows = [_trial_row(run, trial, EdgeTrial.Kind.MAIN, trial.outcome, policy)]
+    if trial.control_outcome is not None:
+        rows.append(_trial_row(run, trial, EdgeTrial.Kind.CONTROL, trial.control_outcome, policy))
+    with transaction.atomic():
+        for row in rows:
+            _, created = EdgeTrial.objects.get_or_create(
+                run=run,
+                edge=trial.edge,
+                seq=row.seq,
+                defaults={
+                    f.name: getattr(row, f.name)
+                    for f in EdgeTrial._meta.concrete_fields
+                    if f.name not in ("id", "created_at")
+                },
+            )
+            if not created:
+                continue  # stored by an earlier attempt of this run: never counted twice
+            updates: dict[str, Any] = {
+                "alpha": F("alpha") + row.alpha_delta,
+                "beta": F("beta") + row.beta_delta,
+            }
+            if row.kind == EdgeTrial.Kind.MAIN:
+                counter = _MAIN_COUNTER[row.outcome]
+                updates[counter] = F(counter) + 1
+            elif row.outcome == P.SUCCESS:
+                updates["controls_passed"] = F("controls_passed") + 1
+            elif row.outcome == P.STRUCTURAL:
+                updates["controls_failed"] = F("controls_failed") + 1
+            CandidateEdge.objects.filter(pk=trial.edge.pk).update(**updates)
+        edge = CandidateEdge.objects.only("alpha", "beta").get(pk=trial.edge.pk)
+        CandidateEdge.objects.filter(pk=edge.pk).update(posterior_mean=P.mean(edge.alpha, edge.beta))
+
+
+# --- Snapshots -------------------------------------------------------------------------------------------
+
+
+def _graph_rows(statuses: Iterable[str]) -> tuple[list[dict], list[dict]]:
+    edges = CandidateEdge.objects.filter(status__in=list(statuses)).select_related(
+        "source_tool__service__provider", "target_tool__service__provider"
+    )
+    nodes: dict[int, dict[str, Any]] = {}
+    rows = []
+    for edge in edges:
+        for tool in (edge.source_tool, edge.target_tool):
+            nodes.setdefault(
+                tool.pk,
+                {
+                    "id": tool.pk,
+                    "name": tool.function_name,
+                    "label": tool.name_ko or tool.function_name,
+                    "provider": tool.service.provider.code,
+                    "provider_name": tool.service.provider.display_name,
+                },
+            )
+        rows.append(
+            {
+                "source": edge.source_tool_id,
+                "target": edge.target_tool_id,
+                "edge_id": edge.pk,
+                "field": edge.source_field,
+                "param": edge.target_param,
+                "transform": edge.transform,
+                "status": edge.status,
+                "alpha": round(edge.alpha, 4),
+                "beta": round(edge.beta, 4),
+                "mean": round(edge.posterior_mean, 4),
+                "successes": edge.trials_success,
+                "structural": edge.trials_structural,
+                "environmental": edge.trials_environmental,
+            }
+        )
+    return list(nodes.values()), rows
+
+
+def refinement_summary() -> dict[str, Any]:
+    rows = CandidateEdge.objects.values("status", "trials_success", "trials_structural")
+    return graph_engine.refinement_stats(
+        {"status": r["status"], "success": r["trials_success"], "structural": r["trials_structural"]} for r in rows
+    )
+
+
+@transaction.atomic
+def graph_snapshot_create(*, run: VerificationRun | None = None, user=None, note: str = "") -> GraphSnapshot:
+    """Freeze the verified edges as a new version: node-link JSON, graph statistics, refinement figures."""
+    nodes, rows = _graph_rows([CandidateEdge.Status.VERIFIED])
+    graph = graph_engine.build_graph(nodes, rows)
+    stats = graph_engine.graph_stats(graph)
+    stats["candidates"] = dict(CandidateEdge.objects.values_list("status").annotate(n=Count("id")))
+    version = (GraphSnapshot.objects.select_for_update().aggregate(v=Max("version"))["v"] or 0) + 1
+    return GraphSnapshot.objects.create(
+        version=version,
+        run=run,
+        node_link=graph_engine.to_node_link(graph),
+        stats=stats,
+        refinement=refinement_summary(),
+        note=note[:300],
+        created_by=user if getattr(user, "is_authenticated", False) else None,
+    )
+
+
+def snapshot_graph(snapshot: GraphSnapshot):
+    return graph_engine.from_node_link(snapshot.node_link)

@@ -1,0 +1,76 @@
+"""The plain steps of a trial: inputs, binding values from records, target parameters, controls, outcomes."""
+
+import pytest
+
+from graphs.engine import trials as TR
+from graphs.engine.posterior import ENVIRONMENTAL, SKIPPED, STRUCTURAL, SUCCESS
+from graphs.engine.sampling import rng_for
+
+SCHEMA = {
+    "properties": {
+        "pageNo": {"example": "1"},
+        "LAWD_CD": {"example": "11680"},
+        "DEAL_YMD": {"example": "202610"},
+        "sort": {"enum": ["A", "B", "C"]},
+    },
+    "required": ["LAWD_CD", "DEAL_YMD", "sort"],
+}
+
+
+def test_source_inputs_come_from_examples_then_recorded_calls_then_enum_variants():
+    pool = TR.source_inputs(SCHEMA, recorded=[{"LAWD_CD": "11110", "DEAL_YMD": "202609", "sort": "A"}])
+    assert pool[0] == {"pageNo": "1", "LAWD_CD": "11680", "DEAL_YMD": "202610", "sort": "A"}
+    assert pool[1] == {"LAWD_CD": "11680", "DEAL_YMD": "202610", "sort": "A"}
+    assert pool[2]["LAWD_CD"] == "11110"
+    assert {p["sort"] for p in pool[3:]} == {"B", "C"}
+
+
+def test_a_required_parameter_without_example_has_no_example_input():
+    assert TR.example_params({"properties": {"ykiho": {}}, "required": ["ykiho"]}, required_only=True) is None
+    assert TR.source_inputs({"properties": {"ykiho": {}}, "required": ["ykiho"]}) == []
+
+
+def test_binding_reads_a_record_applies_the_transform_and_reports_missing_fields():
+    records = [{"region_cd": "1111000000", "name": "종로구"}, {"region_cd": "1168000000"}]
+    binding = TR.bind(records, ["region_cd"], ["LAWD_CD"], "slice:0:5", rng_for("t", 1))
+    assert binding.bound["LAWD_CD"] == binding.source_values["region_cd"][:5]
+    assert TR.bind(records, ["nope"], ["LAWD_CD"], "identity", rng_for("t", 1)) == TR.MISSING_FIELD
+    assert TR.bind([{"region_cd": "11"}], ["region_cd"], ["LAWD_CD"], "slice:0:5", rng_for("t")) == TR.TRANSFORM_FAILED
+    pair = TR.bind([{"x": "126.978", "y": "37.5665"}], ["x", "y"], ["nx", "ny"], "project:wgs84:kma", rng_for("t"))
+    assert pair.bound == {"nx": "60", "ny": "127"}
+
+
+def test_the_same_seed_picks_the_same_record():
+    records = [{"v": str(i)} for i in range(20)]
+    first = TR.bind(records, ["v"], ["p"], "identity", rng_for("run", 7, 3))
+    again = TR.bind(records, ["v"], ["p"], "identity", rng_for("run", 7, 3))
+    assert first == again
+
+
+def test_target_parameters_prefer_bound_values_then_siblings_then_examples():
+    params = TR.target_params(SCHEMA, {"LAWD_CD": "11110"}, {"DEAL_YMD": "202609"})
+    assert params == {"LAWD_CD": "11110", "DEAL_YMD": "202609", "sort": "A"}
+    assert TR.target_params({"properties": {"x": {}}, "required": ["x"]}, {}, {}) == TR.MISSING_REQUIRED
+
+
+@pytest.mark.parametrize("value", ["11110", "0012", "DJB8001793", "종로구", "37.5665", "60"])
+def test_a_control_value_keeps_the_shape_and_changes_the_value(value):
+    from graphs.engine.shapes import kinds_of
+
+    changed = TR.perturb(value, rng_for("control", value))
+    assert changed != value and len(changed) >= len(value) - 1
+    assert kinds_of(changed) & kinds_of(value) or value == "종로구"
+
+
+def test_outcome_classes():
+    assert TR.source_outcome(True, None, [{"a": 1}]) is None
+    assert TR.source_outcome(False, "env.timeout", []) == (ENVIRONMENTAL, "source:env.timeout")
+    assert TR.source_outcome(True, None, []) == (SKIPPED, TR.SOURCE_NO_RECORDS)
+    assert TR.target_outcome(True, None, [{"a": 1}]) == (SUCCESS, "")
+    assert TR.target_outcome(False, "struct.no_data", []) == (STRUCTURAL, "struct.no_data")
+    assert TR.target_outcome(False, "env.http_5xx", []) == (ENVIRONMENTAL, "env.http_5xx")
+    assert TR.target_outcome(False, "internal.error", []) == (SKIPPED, "internal.error")
+    same = [{"a": 1}]
+    assert TR.control_outcome(TR.fingerprint(same), True, None, same) == (STRUCTURAL, TR.UNINFORMATIVE)
+    assert TR.control_outcome(TR.fingerprint(same), True, None, [{"a": 2}]) == (SUCCESS, "")
+    assert TR.control_outcome(TR.fingerprint(same), False, "struct.no_data", []) == (SUCCESS, "")

@@ -1,0 +1,192 @@
+"""The typed walker: plans for every junction type, lengths up to 6 and beyond, seeded reproducibility,
+coverage-driven choices and restarts, all over plain networkx graphs."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphs.engine.graph import build_graph
+from graphs.engine.phrasing import tool_meta
+from graphs.engine.walk import (
+    CMP,
+    COND,
+    DRV,
+    FAN,
+    JUNCTIONS,
+    SEM,
+    SEQ,
+    Plan,
+    WalkConfig,
+    Walker,
+    WalkError,
+    edge_links,
+    field_kind,
+)
+from tests.datasets import world
+
+
+def _chain(n: int, *, extra_required: bool = False):
+    """Tools t0 -> t1 -> ... -> t(n-1): each record's id feeds the next tool's id parameter."""
+    tools = {}
+    for i in range(n):
+        props = {"id": {"type": "string", "description": "식별자", "example": "A1"}}
+        required = ["id"]
+        if extra_required and i == n - 1:
+            props["secret"] = {"type": "string", "description": "예시가 없는 값"}
+            required.append("secret")
+        tools[i] = tool_meta(
+            id=i,
+            name=f"t{i}",
+            label=f"도구{i} 조회",
+            parameters={"type": "object", "properties": props, "required": required},
+            record_fields=[
+                {"path": "id", "description": "식별자"},
+                {"path": "name", "description": "이름"},
+                {"path": "score", "type": "integer", "description": "점수"},
+            ],
+        )
+    edges = [
+        {"source": i, "target": i + 1, "field": "id", "param": "id", "transform": "identity", "edge_id": i}
+        for i in range(n - 1)
+    ]
+    return build_graph([{"id": i, "name": f"t{i}"} for i in range(n)], edges), tools
+
+
+def test_each_junction_type_is_planned_when_it_is_the_only_one_allowed():
+    graph, tools = world.graph(), world.tools()
+    for junction in JUNCTIONS:
+        low = 3 if junction == SEM else 2
+        walker = Walker(graph, tools, WalkConfig(min_length=low, max_length=3, junctions=(junction,)), seed=1)
+        plans = walker.plans(12)
+        assert plans, junction
+        assert all(junction in p.junctions for p in plans if p.length > 1), junction
+        assert any(junction in p.junctions for p in plans), junction
+
+
+def test_junctions_carry_what_execution_needs():
+    graph, tools = world.graph(), world.tools()
+    seen = {}
+    walker = Walker(graph, tools, WalkConfig(min_length=2, max_length=3, strategy="coverage"), seed=3)
+    for plan in walker.plans(60):
+        for step in plan.steps:
+            seen.setdefault(step.junction, step)
+    assert set(JUNCTIONS) <= set(seen)
+    assert seen[DRV].pick is not None and seen[DRV].pick.op in ("max", "min", "latest", "filter")
+    assert 2 <= seen[FAN].fan <= 3
+    assert seen[CMP].fan == 2 and seen[CMP].compare
+    assert seen[COND].condition and seen[COND].branch in ("then", "else")
+    # population's sido has no binding and no example: it comes from the earlier step that used sido.
+    population = next(s for p in walker.plans(30) for s in p.steps if s.name == "population")
+    assert "sido" in population.context and population.args.get("ym") == "202610"
+
+
+def test_walks_reach_length_six_and_more_on_a_long_chain():
+    graph, tools = _chain(8)
+    walker = Walker(graph, tools, WalkConfig(min_length=6, max_length=8, junctions=(SEQ, DRV)), seed=5)
+    lengths = {p.length for p in walker.plans(12)}
+    assert {6, 7, 8} <= lengths
+
+
+def test_the_same_seed_gives_the_same_plans_and_another_seed_differs():
+    graph, tools = world.graph(), world.tools()
+
+    def templates(seed):
+        walker = Walker(graph, tools, WalkConfig(max_length=4), seed=seed)
+        return [p.to_dict() for p in walker.plans(20)]
+
+    assert templates(7) == templates(7)
+    assert templates(7) != templates(8)
+
+
+def test_coverage_takes_the_least_used_edges_first():
+    hub = tool_meta(id=0, name="hub", parameters={"type": "object", "properties": {}}, record_fields=[{"path": "id"}])
+    tools = {0: hub}
+    rows = []
+    for i in range(1, 6):
+        tools[i] = tool_meta(
+            id=i,
+            name=f"leaf{i}",
+            parameters={"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]},
+            record_fields=[{"path": "name"}],
+        )
+        rows.append({"source": 0, "target": i, "field": "id", "param": "id", "transform": "identity"})
+    graph = build_graph([{"id": i} for i in range(6)], rows)
+    walker = Walker(graph, tools, WalkConfig(min_length=2, max_length=2, strategy="coverage", junctions=(SEQ,)), seed=0)
+    first_five = [p.steps[1].name for p in walker.plans(5)]
+    assert sorted(first_five) == [f"leaf{i}" for i in range(1, 6)]
+
+
+def test_random_walks_restart_from_another_start_after_a_dead_end():
+    graph, tools = _chain(4)
+    graph.add_node(99, name="island")
+    tools[99] = tool_meta(
+        id=99, name="island", parameters={"type": "object", "properties": {"q": {"type": "string", "example": "x"}}}
+    )
+    walker = Walker(graph, tools, WalkConfig(min_length=3, max_length=3, junctions=(SEQ,)), seed=2)
+    plans = walker.plans(20)
+    assert len(plans) == 20 and all(p.length == 3 for p in plans)
+
+
+def test_an_edge_whose_target_lacks_a_required_value_is_not_walked():
+    graph, tools = _chain(3, extra_required=True)
+    walker = Walker(graph, tools, WalkConfig(min_length=1, max_length=3, junctions=(SEQ,)), seed=0)
+    assert all("t2" not in [s.name for s in p.steps] for p in walker.plans(30))
+
+
+def test_a_plan_round_trips_through_its_dict():
+    walker = Walker(world.graph(), world.tools(), WalkConfig(min_length=2, max_length=4, strategy="coverage"), seed=9)
+    for plan in walker.plans(20):
+        again = Plan.from_dict(plan.to_dict())
+        assert again == plan and again.template_id == plan.template_id
+
+
+def test_the_template_holds_no_value():
+    walker = Walker(world.graph(), world.tools(), WalkConfig(min_length=2, max_length=3), seed=4)
+    for plan in walker.plans(10):
+        assert "서울특별시" not in plan.template and "202610" not in plan.template
+        assert plan.steps[0].args.get("sido") == "서울특별시"
+
+
+def test_bad_configurations_and_graphs_are_clear_errors():
+    graph, tools = world.graph(), world.tools()
+    with pytest.raises(WalkError, match="strategy"):
+        Walker(graph, tools, WalkConfig(strategy="bfs"))
+    with pytest.raises(WalkError, match="junctions"):
+        Walker(graph, tools, WalkConfig(junctions=("LOOP",)))
+    with pytest.raises(WalkError, match="lengths"):
+        Walker(graph, tools, WalkConfig(min_length=4, max_length=2))
+    lonely = tool_meta(
+        id=1, name="needs", parameters={"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}
+    )
+    with pytest.raises(WalkError, match="no tool in the graph can start"):
+        Walker(build_graph([{"id": 1}], []), {1: lonely})
+
+
+def test_edge_links_keep_the_best_binding_per_parameter_and_skip_bad_specs():
+    graph = build_graph(
+        [{"id": 1}, {"id": 2}],
+        [
+            {"source": 1, "target": 2, "field": "a", "param": "p", "transform": "identity", "mean": 0.4},
+            {"source": 1, "target": 2, "field": "b", "param": "p", "transform": "identity", "mean": 0.9},
+            {"source": 1, "target": 2, "field": "c", "param": "q", "transform": "no_such", "mean": 0.9},
+            {"source": 1, "target": 2, "field": "x,y", "param": "nx,ny", "transform": "project:utmk:kma", "mean": 0.8},
+        ],
+    )
+    links = edge_links(graph, 1, 2)
+    assert [(k.fields, k.params) for k in links] == [(("x", "y"), ("nx", "ny")), (("b",), ("p",))]
+
+
+@pytest.mark.parametrize(
+    ("path", "type_", "description", "example", "kind"),
+    [
+        ("dealAmount", "string", "거래금액 (만원)", "144,240", "number"),
+        ("region_cd", "string", "지역코드 (법정동코드 10자리)", "1111010100", "code"),
+        ("emyDayYn", "string", "주간 응급실 운영여부 (Y/N)", "Y", "flag"),
+        ("dataTime", "string", "측정일시", "2026-11-18 14:00", "date"),
+        ("nodenm", "string", "정류소명", "법동전통시장", "label"),
+        ("routetp", "string", "노선유형", "간선버스", "category"),
+        ("gpslati", "number", "WGS84 위도", "36.35", "coord"),
+    ],
+)
+def test_field_kinds(path, type_, description, example, kind):
+    assert field_kind(path, type_, description, example) == kind
