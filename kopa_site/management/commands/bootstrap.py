@@ -1,12 +1,11 @@
 """Bring a database up to date and load what the site ships with; safe to run on every start."""
 
-from django.core.management import call_command, get_commands
+from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from kopa_site.env import env_str
 
-# Each step is a management command and its arguments, run in order when the command exists.
-# Apps add their loaders here (bundled catalog, benchmark tasks, ...); every step must be idempotent.
+# Each step is a management command and its arguments, run in order; every step must be idempotent.
 STEPS: list[tuple[str, list[str]]] = [
     ("migrate", ["--noinput"]),
     ("setup_schedules", []),
@@ -20,10 +19,6 @@ class Command(BaseCommand):
     help = "Migrate, install schedules, load bundled data and create demo users (idempotent)."
 
     def handle(self, *args, **options):
-        available = get_commands()
         for name, arguments in STEPS:
-            if name not in available:
-                self.stdout.write(f"skip {name}: not available")
-                continue
             self.stdout.write(self.style.MIGRATE_HEADING(f"== {name} {' '.join(arguments)}"))
             call_command(name, *arguments, stdout=self.stdout, stderr=self.stderr)
