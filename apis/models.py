@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import models
 
 from apis.engine.model import KeySlot, ToolSpec
+from kopa_site.fields import OrderedJSONField
 
 
 class Provider(models.Model):
@@ -96,7 +97,7 @@ class Tool(models.Model):
     name_ko = models.CharField(max_length=300, blank=True)
     description_ko = models.TextField(blank=True)
     description_en = models.TextField(blank=True)
-    parameters = models.JSONField(default=dict, help_text="JSON Schema object: properties, required, enums, examples.")
+    parameters = OrderedJSONField(default=dict, help_text="JSON Schema object: properties, required, enums, examples.")
     param_locations = models.JSONField(default=dict, blank=True, help_text="Parameter name -> query/path/header/...")
     record_fields = models.JSONField(default=list, blank=True, help_text="Item record fields: path, type, example.")
     record_path = models.CharField(max_length=200, blank=True, help_text="Where records sit in a response.")
@@ -190,7 +191,7 @@ class ApiCall(models.Model):
     )
     request_hash = models.CharField(max_length=64, db_index=True, help_text="sha256 of the normalized request.")
     request = models.JSONField(default=dict, help_text="Normalized request: method, URL, params, body; no key.")
-    params = models.JSONField(default=dict, help_text="The parameters as given, without the key.")
+    params = OrderedJSONField(default=dict, help_text="The parameters as given, without the key.")
     ok = models.BooleanField(default=False)
     http_status = models.PositiveSmallIntegerField(null=True, blank=True)
     result_code = models.CharField(max_length=40, blank=True)

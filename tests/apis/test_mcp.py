@@ -18,7 +18,6 @@ from contextlib import contextmanager
 
 import pytest
 from django.conf import settings
-from django.db import connection
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -27,6 +26,7 @@ from apis.mcp_server import build_server, result_payload
 from apis.models import ApiCall, Tool
 from apis.services import catalog_import_bundled
 from tests.apis.conftest import APT_TRADE, APT_TRADE_PARAMS, in_thread
+from tests.support.db import child_database_url
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -37,7 +37,7 @@ def server_env(sandbox_url: str) -> dict[str, str]:
     """The subprocess reads this test's database and sends sandbox calls to the test sandbox."""
     return {
         "DJANGO_SETTINGS_MODULE": "kopa_site.settings_test",
-        "DATABASE_URL": f"sqlite:///{connection.settings_dict['NAME']}",
+        "DATABASE_URL": child_database_url(),
         "KOPA_SANDBOX_ORIGIN": sandbox_url,
         "PYTHONUNBUFFERED": "1",
     }

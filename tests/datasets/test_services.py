@@ -68,7 +68,10 @@ def test_a_run_stores_trajectories_with_steps_calls_and_provenance(snapshot, cat
         "walk.no_plan", 0
     )
     assert counters["generators"] == {"template": 3 + counters["filtered"]}
-    trajectory = Trajectory.objects.filter(run=run, status="pending_review").first()
+    # a chain of two or more steps, so it carries the edges that link them
+    trajectory = next(
+        t for t in Trajectory.objects.filter(run=run, status="pending_review").order_by("pk") if t.steps.count() > 1
+    )
     calls = list(trajectory.calls.select_related("step", "api_call"))
     assert [c.seq for c in calls] == list(range(1, len(calls) + 1))
     assert all(c.api_call.source_kind == "synthesis" and c.api_call.tool_id == c.step.tool_id for c in calls)

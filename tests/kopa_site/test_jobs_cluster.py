@@ -15,31 +15,21 @@ import time
 from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.conf import settings
-from django.db import connection
 from django_q.brokers import get_broker
 from django_q.conf import Conf
 
 from kopa_site.jobs import job_cancel, job_start, jobs_sweep_stale
 from kopa_site.models import Job
+from tests.support.db import child_database_url
 from tests.support.users import make_user
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 HEARTBEAT_INTERVAL = 0.2
 WAIT = 45.0
-
-
-def _database_url() -> str:
-    """The URL of the database this test runs on (the test database, not the configured one)."""
-    name = connection.settings_dict["NAME"]
-    if connection.vendor == "sqlite":
-        return f"sqlite:///{name}"
-    parts = urlsplit(os.environ["DATABASE_URL"])
-    return urlunsplit(parts._replace(path=f"/{name}"))
 
 
 @contextmanager
@@ -49,7 +39,7 @@ def qcluster(name: str | None = None):
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "kopa_site.settings_test",
         "KOPA_Q_SYNC": "0",
-        "DATABASE_URL": _database_url(),
+        "DATABASE_URL": child_database_url(),
         "KOPA_WORKERS": "1",
         "KOPA_JOB_HEARTBEAT_INTERVAL": str(HEARTBEAT_INTERVAL),
         "KOPA_JOB_MODULES": "tests.support.jobs",
