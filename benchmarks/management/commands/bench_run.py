@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from benchmarks.management.progress import ProgressBar, ProgressLines
+from benchmarks.management.progress import ProgressLines
 from benchmarks.models import EvalRun, ModelEntry
 from benchmarks.services import (
     PROGRESS_PREFIX,
@@ -17,6 +17,7 @@ from benchmarks.services import (
     model_entry_create,
     model_entry_update,
 )
+from kopa_site.progress import ProgressBar
 
 
 class Command(BaseCommand):

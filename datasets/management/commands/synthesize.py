@@ -8,8 +8,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from datasets.services import RUN_DEFAULTS, SynthesisError, synthesis_run_create, synthesis_run_execute
 from graphs.engine.walk import JUNCTIONS, STRATEGIES
-from graphs.management.progress import ProgressBar
 from graphs.models import GraphSnapshot
+from kopa_site.progress import ProgressBar
 
 
 class Command(BaseCommand):

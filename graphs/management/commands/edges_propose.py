@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from graphs.management.progress import ProgressBar
 from graphs.services import EdgeError, edges_propose
+from kopa_site.progress import ProgressBar
 
 
 class Command(BaseCommand):

@@ -6,9 +6,9 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from graphs.management.progress import ProgressBar
 from graphs.models import VerificationRun
 from graphs.services import RUN_DEFAULTS, EdgeError, verification_run_create, verification_run_execute
+from kopa_site.progress import ProgressBar
 
 
 class Command(BaseCommand):

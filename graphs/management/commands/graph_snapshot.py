@@ -6,10 +6,10 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from graphs.management.progress import ProgressBar
 from graphs.models import VerificationRun
 from graphs.selectors import snapshot_export
 from graphs.services import graph_snapshot_create
+from kopa_site.progress import ProgressBar
 
 
 class Command(BaseCommand):

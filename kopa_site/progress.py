@@ -1,4 +1,5 @@
-"""A text progress bar for the graph commands, fed by the services' reporter calls."""
+"""A text progress bar for management commands: the same reporter calls (progress, log, check_cancelled)
+that jobs answer with their JobContext."""
 
 from __future__ import annotations
 
@@ -7,10 +8,8 @@ import time
 
 from django.core.management.base import OutputWrapper
 
-from graphs.services import QuietReporter
 
-
-class ProgressBar(QuietReporter):
+class ProgressBar:
     """Redraws one line on a terminal; elsewhere (a log file, CI) prints a line at most every few seconds."""
 
     def __init__(self, stream=None, *, width: int = 30, label: str = "", quiet: bool = False):
@@ -59,3 +58,12 @@ class ProgressBar(QuietReporter):
             self._drawn = False
         self._write(f"{msg}\n")
         self.stream.flush()
+
+    def check_cancelled(self) -> None:
+        """A command is stopped with Ctrl-C, not through the reporter."""
+
+    def close(self) -> None:
+        if self._drawn:
+            self._write("\n")
+            self._drawn = False
+            self.stream.flush()
