@@ -9,7 +9,6 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
@@ -39,7 +38,8 @@ from apis.services import (
     tool_execute,
 )
 from kopa_site.jobs import JobError, job_start
-from kopa_site.roles import ADMIN, ANNOTATOR, REVIEWER, has_role
+from kopa_site.page_helpers import query_without_page, require_role
+from kopa_site.roles import ADMIN, REVIEWER, has_role
 
 PAGE_SIZE = 50
 RECORD_ROWS = 50
@@ -47,17 +47,6 @@ RECORD_COLUMNS = 40
 RAW_LIMIT = 200_000
 # Two tags touching in a one-line XML body; whitespace between tags is data (" " quirks) and stays as sent.
 _TAG_GAP = re.compile(r"><")
-
-
-def _require(request, role: str = ANNOTATOR) -> None:
-    if not has_role(request.user, role):
-        raise PermissionDenied(f"This page needs the {role} role or higher; ask an admin for a role.")
-
-
-def _query_without_page(request) -> str:
-    query = request.GET.copy()
-    query.pop("page", None)
-    return query.urlencode()
 
 
 def _pretty_json(value: Any) -> str:
@@ -98,7 +87,7 @@ def records_table(records: list[dict[str, Any]]) -> dict[str, Any]:
 @login_required
 @require_GET
 def index(request):
-    _require(request)
+    require_role(request)
     data = request.GET.copy()
     data.setdefault("is_active", "true")
     filterset = ToolFilterSet(data, queryset=tool_list())
@@ -117,7 +106,7 @@ def index(request):
             "selected_provider": request.GET.get("provider", ""),
             "selected_family": request.GET.get("family", ""),
             "show_inactive": data.get("is_active") == "false",
-            "query": _query_without_page(request),
+            "query": query_without_page(request),
             "can_import": has_role(request.user, REVIEWER),
             "tool_total": sum(p.tool_count for p in providers),
         },
@@ -127,7 +116,7 @@ def index(request):
 @login_required
 @require_POST
 def import_bundled(request):
-    _require(request, REVIEWER)
+    require_role(request, REVIEWER)
     try:
         job = job_start(kind="catalog.import_bundled", user=request.user)
     except JobError as exc:
@@ -140,7 +129,7 @@ def import_bundled(request):
 @login_required
 @require_GET
 def service_detail(request, pk: int):
-    _require(request)
+    require_role(request)
     try:
         service = service_with_tools(pk=pk)
     except ApiService.DoesNotExist:
@@ -165,7 +154,7 @@ def service_detail(request, pk: int):
 @require_POST
 def service_credential(request, pk: int):
     """Set or clear the provider's service key (admins). The key is never sent back."""
-    _require(request, ADMIN)
+    require_role(request, ADMIN)
     service = get_object_or_404(ApiService.objects.select_related("provider"), pk=pk)
     if request.POST.get("action") == "clear":
         removed = credential_clear(provider=service.provider, user=request.user)
@@ -187,7 +176,7 @@ def service_credential(request, pk: int):
 @login_required
 @require_POST
 def service_base_url(request, pk: int):
-    _require(request, ADMIN)
+    require_role(request, ADMIN)
     service = get_object_or_404(ApiService, pk=pk)
     form = BaseUrlForm(request.POST)
     if form.is_valid():
@@ -219,7 +208,7 @@ def _tool_context(request, tool: Tool, form: TryItForm) -> dict[str, Any]:
 @login_required
 @require_GET
 def tool_detail(request, pk: int):
-    _require(request)
+    require_role(request)
     tool = get_object_or_404(tool_list(), pk=pk)
     return render(
         request, "apis/tool_detail.html", _tool_context(request, tool, TryItForm(tool=tool, user=request.user))
@@ -243,7 +232,7 @@ def _result_context(execution=None, error: str = "") -> dict[str, Any]:
 @require_POST
 def tool_try(request, pk: int):
     """Execute the tool with the form's parameters; htmx swaps in the result, a plain POST gets the whole page."""
-    _require(request)
+    require_role(request)
     tool = get_object_or_404(tool_list(), pk=pk)
     form = TryItForm(request.POST, tool=tool, user=request.user)
     if not form.is_valid():
@@ -273,7 +262,7 @@ def tool_try(request, pk: int):
 @login_required
 @require_GET
 def call_log(request):
-    _require(request)
+    require_role(request)
     filterset = ApiCallFilterSet(request.GET, queryset=call_list())
     calls = filterset.qs if filterset.is_valid() else ApiCall.objects.none()
     page = Paginator(calls, PAGE_SIZE).get_page(request.GET.get("page"))
@@ -286,7 +275,7 @@ def call_log(request):
             "modes": ApiCall.Mode.choices,
             "selected_modes": request.GET.getlist("mode"),
             "values": request.GET,
-            "query": _query_without_page(request),
+            "query": query_without_page(request),
         },
     )
 
@@ -294,7 +283,7 @@ def call_log(request):
 @login_required
 @require_GET
 def call_detail(request, pk: int):
-    _require(request)
+    require_role(request)
     call = get_object_or_404(ApiCall.objects.select_related("tool__service__provider", "created_by"), pk=pk)
     result = call_result(call)
     return render(
@@ -316,7 +305,7 @@ def call_detail(request, pk: int):
 @login_required
 @require_POST
 def call_drift(request, pk: int):
-    _require(request, REVIEWER)
+    require_role(request, REVIEWER)
     call = get_object_or_404(ApiCall.objects.select_related("tool__service__provider"), pk=pk)
     mode = request.POST.get("mode") or None
     try:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
@@ -35,27 +34,17 @@ from benchmarks.services import (
     eval_run_start,
 )
 from kopa_site.jobs import JobError
-from kopa_site.roles import ANNOTATOR, REVIEWER, has_role
+from kopa_site.page_helpers import query_without_page, require_role
+from kopa_site.roles import REVIEWER, has_role
 
 PAGE_SIZE = 50
 RESULTS_PAGE_SIZE = 100
 
 
-def _require(request, role: str = ANNOTATOR) -> None:
-    if not has_role(request.user, role):
-        raise PermissionDenied(f"This page needs the {role} role or higher; ask an admin for a role.")
-
-
-def _query_without_page(request) -> str:
-    query = request.GET.copy()
-    query.pop("page", None)
-    return query.urlencode()
-
-
 @login_required
 @require_GET
 def index(request):
-    _require(request)
+    require_role(request)
     params = request.GET.copy()
     params.setdefault("active", "true")
     filterset = TaskFilterSet(params, queryset=task_list())
@@ -73,7 +62,7 @@ def index(request):
             "active_count": len(active),
             "values": params,
             "selected_difficulties": params.getlist("difficulty"),
-            "query": _query_without_page(request),
+            "query": query_without_page(request),
             "runs": run_list()[:5],
         },
     )
@@ -82,7 +71,7 @@ def index(request):
 @login_required
 @require_GET
 def task_detail(request, code: str):
-    _require(request)
+    require_role(request)
     task = get_object_or_404(task_list(), code=code)
     results = result_list().filter(task=task).order_by("-run__created_at", "seed")[:50]
     return render(
@@ -95,14 +84,14 @@ def task_detail(request, code: str):
 @login_required
 @require_GET
 def model_list_page(request):
-    _require(request)
+    require_role(request)
     return render(request, "benchmarks/model_list.html", {"models": model_list().order_by("name")})
 
 
 @login_required
 @require_GET
 def run_list_page(request):
-    _require(request)
+    require_role(request)
     filterset = EvalRunFilterSet(request.GET, queryset=run_list())
     page = Paginator(filterset.qs, PAGE_SIZE).get_page(request.GET.get("page"))
     return render(
@@ -110,7 +99,7 @@ def run_list_page(request):
         "benchmarks/run_list.html",
         {
             "page": page,
-            "query": _query_without_page(request),
+            "query": query_without_page(request),
             "can_review": has_role(request.user, REVIEWER),
             "models": ModelEntry.objects.order_by("name"),
             "defaults": RUN_DEFAULTS,
@@ -122,7 +111,7 @@ def run_list_page(request):
 @login_required
 @require_GET
 def run_detail(request, pk: int):
-    _require(request)
+    require_role(request)
     run = get_object_or_404(run_list(), pk=pk)
     filterset = TaskResultFilterSet(request.GET, queryset=result_list().filter(run=run))
     results = filterset.qs.order_by("task__code", "seed")
@@ -135,7 +124,7 @@ def run_detail(request, pk: int):
             "run": run,
             "report": report,
             "page": page,
-            "query": _query_without_page(request),
+            "query": query_without_page(request),
             "values": request.GET,
             "stored": TaskResult.objects.filter(run=run).count(),
             "can_resume": has_role(request.user, REVIEWER) and eval_run_resumable(run),
@@ -151,7 +140,7 @@ def _int_list(text: str) -> list[int]:
 @login_required
 @require_POST
 def run_start(request):
-    _require(request, REVIEWER)
+    require_role(request, REVIEWER)
     form = request.POST
     model = ModelEntry.objects.filter(pk=form.get("model") or None).first()
     if model is None:
@@ -181,7 +170,7 @@ def run_start(request):
 @login_required
 @require_POST
 def run_resume(request, pk: int):
-    _require(request, REVIEWER)
+    require_role(request, REVIEWER)
     run = get_object_or_404(EvalRun, pk=pk)
     try:
         job = eval_run_resume(run=run, user=request.user)
@@ -195,7 +184,7 @@ def run_resume(request, pk: int):
 @login_required
 @require_GET
 def result_detail(request, pk: int):
-    _require(request)
+    require_role(request)
     result = get_object_or_404(TaskResult.objects.select_related("task", "run__model"), pk=pk)
     siblings = list(
         TaskResult.objects.filter(run=result.run_id).order_by("task__code", "seed").values_list("pk", flat=True)
@@ -218,7 +207,7 @@ def result_detail(request, pk: int):
 @login_required
 @require_GET
 def leaderboard_page(request):
-    _require(request)
+    require_role(request)
     pick = request.GET.get("pick") if request.GET.get("pick") in ("best", "latest") else "best"
     x = request.GET.get("x") if request.GET.get("x") in LEADERBOARD_X else "calls"
     board = leaderboard(pick=pick, task_checksum=request.GET.get("tasks") or None, x=x)

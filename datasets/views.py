@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
@@ -17,15 +16,11 @@ from datasets.services import RUN_DEFAULTS, SynthesisError, synthesis_run_create
 from graphs.engine.walk import JUNCTIONS, STRATEGIES
 from graphs.models import GraphSnapshot
 from kopa_site.jobs import JobError
-from kopa_site.roles import ANNOTATOR, REVIEWER, has_role
+from kopa_site.page_helpers import require_role
+from kopa_site.roles import REVIEWER, has_role
 
 PAGE_SIZE = 50
 _NUMBERS = ("count", "max_attempts", "min_length", "max_length", "concurrency")
-
-
-def _require(request, role: str = ANNOTATOR) -> None:
-    if not has_role(request.user, role):
-        raise PermissionDenied(f"This page needs the {role} role or higher; ask an admin for a role.")
 
 
 def _snapshots():
@@ -35,7 +30,7 @@ def _snapshots():
 @login_required
 @require_GET
 def index(request):
-    _require(request)
+    require_role(request)
     counts = status_counts()
     return render(
         request,
@@ -57,7 +52,7 @@ def index(request):
 @login_required
 @require_POST
 def run_start(request):
-    _require(request, REVIEWER)
+    require_role(request, REVIEWER)
     params: dict = {}
     for name in _NUMBERS:
         value = request.POST.get(name, "").strip()
@@ -93,7 +88,7 @@ def run_start(request):
 @login_required
 @require_GET
 def run_list_page(request):
-    _require(request)
+    require_role(request)
     page = Paginator(run_list(), PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "datasets/run_list.html", {"page": page})
 
@@ -105,7 +100,7 @@ def _table(counts: dict | None) -> list[tuple[str, int]]:
 @login_required
 @require_GET
 def run_detail(request, pk: int):
-    _require(request)
+    require_role(request)
     run = get_object_or_404(run_list(), pk=pk)
     counters = run.counters or {}
     diversity = run.diversity or {}
@@ -135,7 +130,7 @@ def run_detail(request, pk: int):
 @login_required
 @require_GET
 def trajectory_list_page(request):
-    _require(request)
+    require_role(request)
     filterset = TrajectoryFilterSet(request.GET, queryset=trajectory_list())
     page = Paginator(filterset.qs, PAGE_SIZE).get_page(request.GET.get("page"))
     query = request.GET.copy()
@@ -158,7 +153,7 @@ def trajectory_list_page(request):
 @login_required
 @require_GET
 def trajectory_detail_page(request, pk: int):
-    _require(request)
+    require_role(request)
     trajectory = get_object_or_404(trajectory_detail(), pk=pk)
     calls = list(trajectory.calls.all())
     steps = []

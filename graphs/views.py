@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -39,27 +38,17 @@ from graphs.services import (
     verification_run_start,
 )
 from kopa_site.jobs import JobError, job_start
-from kopa_site.roles import ANNOTATOR, REVIEWER, has_role
+from kopa_site.page_helpers import query_without_page, require_role
+from kopa_site.roles import REVIEWER, has_role
 
 PAGE_SIZE = 50
 NETWORK_LIMIT = 1500  # edges drawn at most; the list page shows the rest
 
 
-def _require(request, role: str = ANNOTATOR) -> None:
-    if not has_role(request.user, role):
-        raise PermissionDenied(f"This page needs the {role} role or higher; ask an admin for a role.")
-
-
-def _query_without_page(request) -> str:
-    query = request.GET.copy()
-    query.pop("page", None)
-    return query.urlencode()
-
-
 @login_required
 @require_GET
 def index(request):
-    _require(request)
+    require_role(request)
     statuses = [s for s in request.GET.getlist("status") if s in CandidateEdge.Status.values] or [
         CandidateEdge.Status.VERIFIED,
         CandidateEdge.Status.VERIFYING,
@@ -96,7 +85,7 @@ def index(request):
 @login_required
 @require_GET
 def edge_list_page(request):
-    _require(request)
+    require_role(request)
     filterset = CandidateEdgeFilterSet(request.GET, queryset=edge_list())
     order = request.GET.get("order", "posterior")
     queryset = filterset.qs.order_by(*EDGE_ORDERINGS.get(order, EDGE_ORDERINGS["posterior"]))
@@ -104,7 +93,7 @@ def edge_list_page(request):
     context = {
         "filterset": filterset,
         "page": page,
-        "query": _query_without_page(request),
+        "query": query_without_page(request),
         "order": order,
         "orders": list(EDGE_ORDERINGS),
         "providers": providers(),
@@ -119,7 +108,7 @@ def edge_list_page(request):
 @login_required
 @require_GET
 def edge_detail(request, pk: int):
-    _require(request)
+    require_role(request)
     edge = get_object_or_404(edge_list(), pk=pk)
     trials = list(edge_trials(edge=edge)[:500])
     try:
@@ -143,7 +132,7 @@ def edge_detail(request, pk: int):
 @login_required
 @require_GET
 def run_list_page(request):
-    _require(request)
+    require_role(request)
     page = Paginator(run_list(), PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "graphs/run_list.html", {"page": page, "can_review": has_role(request.user, REVIEWER)})
 
@@ -151,7 +140,7 @@ def run_list_page(request):
 @login_required
 @require_GET
 def run_detail(request, pk: int):
-    _require(request)
+    require_role(request)
     run = get_object_or_404(run_list(), pk=pk)
     decided = run.counters.get("edges", {}) if run.counters else {}
     return render(
@@ -164,7 +153,7 @@ def run_detail(request, pk: int):
 @login_required
 @require_POST
 def run_start(request):
-    _require(request, REVIEWER)
+    require_role(request, REVIEWER)
     params = {}
     for name in ("rounds", "batch_size", "n_max"):
         value = request.POST.get(name, "").strip()
@@ -187,7 +176,7 @@ def run_start(request):
 @login_required
 @require_POST
 def run_resume(request, pk: int):
-    _require(request, REVIEWER)
+    require_role(request, REVIEWER)
     run = get_object_or_404(VerificationRun, pk=pk)
     try:
         job = verification_run_resume(run=run, user=request.user)
@@ -201,7 +190,7 @@ def run_resume(request, pk: int):
 @login_required
 @require_POST
 def propose_start(request):
-    _require(request, REVIEWER)
+    require_role(request, REVIEWER)
     try:
         job = job_start(kind="edge.propose", params={"probe": request.POST.get("probe") == "on"}, user=request.user)
     except JobError as exc:
@@ -214,7 +203,7 @@ def propose_start(request):
 @login_required
 @require_GET
 def snapshot_list_page(request):
-    _require(request)
+    require_role(request)
     page = Paginator(snapshot_list(), PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "graphs/snapshot_list.html", {"page": page, "can_review": has_role(request.user, REVIEWER)})
 
@@ -222,7 +211,7 @@ def snapshot_list_page(request):
 @login_required
 @require_POST
 def snapshot_take(request):
-    _require(request, REVIEWER)
+    require_role(request, REVIEWER)
     snap = graph_snapshot_create(user=request.user, note=request.POST.get("note", ""))
     messages.success(request, f"Snapshot version {snap.version} taken.")
     return redirect("graphs:snapshot", pk=snap.pk)
@@ -231,7 +220,7 @@ def snapshot_take(request):
 @login_required
 @require_GET
 def snapshot_detail(request, pk: int):
-    _require(request)
+    require_role(request)
     snap = get_object_or_404(snapshot_list(), pk=pk)
     chains = sorted(((int(k), v) for k, v in snap.stats.get("chain_lengths", {}).items()))
     return render(
@@ -251,7 +240,7 @@ def snapshot_detail(request, pk: int):
 @login_required
 @require_GET
 def snapshot_download(request, pk: int, fmt: str):
-    _require(request)
+    require_role(request)
     snap = get_object_or_404(GraphSnapshot, pk=pk)
     try:
         body, content_type, filename = snapshot_export(snap, fmt)
