@@ -93,10 +93,15 @@ def client_as(db):
 
 @pytest.fixture(scope="session")
 def sandbox_server_url():
-    """Base URL (http://127.0.0.1:PORT, append /sandbox/…) of a standalone sandbox server for the session."""
+    """Base URL (http://127.0.0.1:PORT, append /sandbox/…) of a standalone sandbox server for the session.
+
+    Its per-key daily quota is off: the whole suite shares this server and the demo key, so a live-like
+    quota of 10,000 calls would start answering 22 to whichever test runs late (quota tests use their own).
+    """
+    from apis.sandbox.config import SandboxConfig
     from apis.sandbox.server import start_sandbox_server
 
-    url, stop = start_sandbox_server(port=0)
+    url, stop = start_sandbox_server(port=0, config=SandboxConfig(daily_quota=0))
     yield url
     stop()
 
