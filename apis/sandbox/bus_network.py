@@ -296,6 +296,9 @@ class Network:
         return tuple(seconds)
 
 
+_SLOWEST = 1.18 * 1.12 + 0.01  # _traffic's highest factor, with a margin for rounding
+
+
 def _traffic(route: Route, day: str, departure: int) -> float:
     """How much slower than scheduled one trip runs: rush hours and a little day-to-day noise."""
     hour = departure // 3600
@@ -309,7 +312,12 @@ def approaches(route: Route, position: int, now: datetime, *, limit: int = 2) ->
     day = now.strftime("%Y%m%d")
     found: list[Approach] = []
     departures = route.departures
+    # No trip runs slower than _SLOWEST times its schedule, so a bus that would be here by now even at that
+    # pace has passed: skip it without drawing its traffic.
+    slowest = route.seconds[position] * _SLOWEST
     for departure in departures:
+        if departure + slowest <= clock:
+            continue
         factor = _traffic(route, day, departure)
         arrival = departure + int(route.seconds[position] * factor)
         if arrival <= clock:

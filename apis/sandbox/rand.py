@@ -8,7 +8,7 @@ import random
 
 def stable_int(*parts: object) -> int:
     """A 64-bit integer that depends only on the text of parts (stable across processes and runs)."""
-    text = "\x1f".join(str(part) for part in parts)
+    text = "\x1f".join(map(str, parts))
     return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "big")
 
 

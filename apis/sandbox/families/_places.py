@@ -370,7 +370,22 @@ def _stations() -> tuple[tuple[str, float, float], ...]:
     return tuple(seen.values())
 
 
+@cache
+def _station_arrays():
+    # numpy is imported here, not at module level, so processes that never look for a station skip its import.
+    import numpy
+
+    stations = _stations()
+    return numpy, numpy.array([s[1] for s in stations]), numpy.array([s[2] for s in stations])
+
+
 def nearest_station(lat: float, lon: float) -> tuple[str, float]:
     """(역명 without 역, metres) of the nearest Seoul-area subway station."""
-    name, la, lo = min(_stations(), key=lambda s: (s[1] - lat) ** 2 + ((s[2] - lon) * 0.8) ** 2)
+    stations = _stations()
+    numpy, lats, lons = _station_arrays()
+    rough = (lats - lat) ** 2 + ((lons - lon) * 0.8) ** 2
+    # numpy's squares may differ from Python's in the last bit, so it only shortlists the stations within a
+    # hair of its best; the exact key picks among them, the first in file order on a tie, as a full min() does.
+    shortlist = numpy.flatnonzero(rough <= rough.min() * (1 + 1e-9)).tolist()
+    name, la, lo = min((stations[i] for i in shortlist), key=lambda s: (s[1] - lat) ** 2 + ((s[2] - lon) * 0.8) ** 2)
     return name, distance_m(lat, lon, la, lo)

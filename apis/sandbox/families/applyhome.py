@@ -8,10 +8,12 @@ totalCount stays the whole set, as live.
 
 from __future__ import annotations
 
+import operator
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
-from functools import cache
+from datetime import date, datetime, timedelta
+from functools import cache, lru_cache
 
 from apis.sandbox.envelopes.odcloud import OdcloudAuth, OdcloudEnvelope
 from apis.sandbox.errors import ServiceError
@@ -189,10 +191,11 @@ def notices_in(year: int, month: int) -> tuple[Notice, ...]:
     return tuple(sorted(found, key=lambda n: (n.announced, n.house_manage_no)))
 
 
-def visible_notices(today: date) -> list[Notice]:
+@lru_cache(maxsize=8)
+def visible_notices(today: date) -> tuple[Notice, ...]:
     """Notices announced by the sandbox day, newest first (the service's order)."""
     found = [n for month in _months(today) for n in notices_in(month.year, month.month) if n.announced <= today]
-    return sorted(found, key=lambda n: (n.announced, n.house_manage_no), reverse=True)
+    return tuple(sorted(found, key=lambda n: (n.announced, n.house_manage_no), reverse=True))
 
 
 def _day(value: date) -> str:
@@ -333,6 +336,7 @@ def competition_records(n: Notice, today: date) -> list[dict]:
 _COND = re.compile(r"^cond\[(\w+)::(EQ|NE|LT|LTE|GT|GTE|LIKE)\]$")
 
 
+@lru_cache(maxsize=65536)
 def _number(text: str) -> float | None:
     try:
         return float(text)
@@ -340,8 +344,31 @@ def _number(text: str) -> float | None:
         return None
 
 
-def apply_conditions(ctx, records: list[dict]) -> list[dict]:
-    """Keep the records that satisfy every cond[FIELD::OP]=value of the query (unknown fields match nothing)."""
+_MISSING = (None, None)
+_COMPARE = {"EQ": operator.eq, "NE": operator.ne, "LT": operator.lt, "LTE": operator.le, "GT": operator.gt,
+            "GTE": operator.ge}  # fmt: skip
+
+
+class Table:
+    """Rows of one answer, with each filtered field read once as (text, number) for the cond[…] filters."""
+
+    def __init__(self, rows: Iterable[dict]):
+        self.rows = tuple(rows)
+        self._columns: dict[str, tuple[tuple[str | None, float | None], ...]] = {}
+
+    def column(self, name: str) -> tuple[tuple[str | None, float | None], ...]:
+        found = self._columns.get(name)
+        if found is None:
+            found = tuple(
+                _MISSING if (value := row.get(name)) is None else (text := str(value), _number(text))
+                for row in self.rows
+            )
+            self._columns[name] = found
+        return found
+
+
+def _conditions(ctx) -> list[tuple[str, str, str]]:
+    """(field, operator, value) of every cond[FIELD::OP]=value of the query; a malformed cond[ is an error."""
     conditions = []
     for name, values in ctx.req.query.items():
         match = _COND.match(name)
@@ -349,29 +376,35 @@ def apply_conditions(ctx, records: list[dict]) -> list[dict]:
             conditions.append((match.group(1), match.group(2), values[0]))
         elif name.startswith("cond["):
             raise ServiceError("-1", f"잘못된 조건 형식입니다: {name}", http_status=400)
+    return conditions
 
-    def keep(record: dict) -> bool:
-        for field_name, op, wanted in conditions:
-            value = record.get(field_name)
-            if value is None:
-                return False
-            text = str(value)
-            left, right = _number(text), _number(wanted)
-            a, b = (left, right) if left is not None and right is not None else (text, wanted)
-            ok = {
-                "EQ": a == b,
-                "NE": a != b,
-                "LT": a < b,
-                "LTE": a <= b,
-                "GT": a > b,
-                "GTE": a >= b,
-                "LIKE": wanted in text,
-            }[op]
-            if not ok:
-                return False
-        return True
 
-    return [r for r in records if keep(r)]
+def _passing(column: Sequence[tuple[str | None, float | None]], kept: Iterable[int], op: str, wanted: str) -> list[int]:
+    """The positions of kept whose cell satisfies one condition (a missing field satisfies none)."""
+    if op == "LIKE":
+        return [p for p in kept if (text := column[p][0]) is not None and wanted in text]
+    compare, right = _COMPARE[op], _number(wanted)
+    if right is None:
+        return [p for p in kept if (text := column[p][0]) is not None and compare(text, wanted)]
+    return [
+        p
+        for p in kept
+        if (cell := column[p])[0] is not None
+        and (compare(cell[1], right) if cell[1] is not None else compare(cell[0], wanted))
+    ]
+
+
+def apply_conditions(ctx, table: Table) -> Sequence[dict]:
+    """The rows that satisfy every cond[FIELD::OP]=value of the query: numbers compare as numbers when both
+    sides read as one, as text otherwise; LIKE is a substring test; unknown fields match nothing."""
+    conditions = _conditions(ctx)
+    if not conditions:
+        return table.rows
+    kept: Iterable[int] = range(len(table.rows))
+    for field_name, op, wanted in conditions:
+        kept = _passing(table.column(field_name), kept, op, wanted)
+    rows = table.rows
+    return [rows[p] for p in kept]
 
 
 def _service(id: str, title: str):
@@ -457,23 +490,55 @@ NOTICE_PARAMS = [
     'the error bodies (HTTP 400 {"code":-1,…} for a malformed cond or page) are our reading.',
 )
 def apt_detail(ctx, params):
-    everything = [detail_record(n) for n in visible_notices(ctx.now.date())]
-    kept = apply_conditions(ctx, everything)
-    return Result(kept, meta={"totalCount": len(everything)})
+    table = _detail_table(ctx.now.date())
+    return Result(apply_conditions(ctx, table), meta={"totalCount": len(table.rows)})
+
+
+@lru_cache(maxsize=4)
+def _detail_table(today: date) -> Table:
+    return Table(detail_record(n) for n in visible_notices(today))
+
+
+def _model_rows(n: Notice, today: date) -> list[dict]:
+    return [model_record(n, m) for m in n.models]
+
+
+def _model_count(n: Notice, today: date) -> int:
+    return len(n.models)
+
+
+@lru_cache(maxsize=8)
+def _row_total(count: Callable[[Notice, date], int], today: date) -> int:
+    return sum(count(n, today) for n in visible_notices(today))
+
+
+@lru_cache(maxsize=8)
+def _notices_by(attribute: str, today: date) -> dict[str, tuple[Notice, ...]]:
+    found: dict[str, list[Notice]] = {}
+    for n in visible_notices(today):
+        found.setdefault(getattr(n, attribute), []).append(n)
+    return {value: tuple(notices) for value, notices in found.items()}
+
+
+@lru_cache(maxsize=2)
+def _every_row(build: Callable[[Notice, date], list[dict]], today: date) -> Table:
+    return Table(row for n in visible_notices(today) for row in build(n, today))
 
 
 def _notice_rows(ctx, build, count) -> Result:
     """Rows of every visible notice, filtered by cond[…]; notices named by cond[…::EQ] are picked first so a
     lookup does not build every row (totalCount still counts them all)."""
     today = ctx.now.date()
-    notices = visible_notices(today)
-    total = sum(count(n, today) for n in notices)
+    notices: Sequence[Notice] | None = None
     for field_name, attribute in (("HOUSE_MANAGE_NO", "house_manage_no"), ("PBLANC_NO", "pblanc_no")):
         wanted = ctx.req.arg(f"cond[{field_name}::EQ]")
         if wanted is not None:
-            notices = [n for n in notices if getattr(n, attribute) == wanted.strip()]
-    rows = [row for n in notices for row in build(n, today)]
-    return Result(apply_conditions(ctx, rows), meta={"totalCount": total})
+            if notices is None:
+                notices = _notices_by(attribute, today).get(wanted.strip(), ())
+            else:
+                notices = [n for n in notices if getattr(n, attribute) == wanted.strip()]
+    table = _every_row(build, today) if notices is None else Table(row for n in notices for row in build(n, today))
+    return Result(apply_conditions(ctx, table), meta={"totalCount": _row_total(count, today)})
 
 
 @DETAIL_SVC.operation(
@@ -504,7 +569,7 @@ def _notice_rows(ctx, build, count) -> Result:
     "cond[PBLANC_NO::EQ] (research §5 chain 14).",
 )
 def apt_models(ctx, params):
-    return _notice_rows(ctx, lambda n, today: [model_record(n, m) for m in n.models], lambda n, today: len(n.models))
+    return _notice_rows(ctx, _model_rows, _model_count)
 
 
 @CMPET_SVC.operation(
@@ -540,3 +605,14 @@ def _example_notice() -> str:
 
 for _op in (DETAIL_SVC.operations[-1], CMPET_SVC.operations[-1]):
     _op.example["cond[HOUSE_MANAGE_NO::EQ]"] = _example_notice()
+
+
+def warm(now: datetime) -> None:
+    """Build the notices visible on this clock and the rows of all three lists (apis.sandbox.warm)."""
+    today = now.date()
+    _detail_table(today)
+    for attribute in ("house_manage_no", "pblanc_no"):
+        _notices_by(attribute, today)
+    for build, count in ((_model_rows, _model_count), (competition_records, competition_count)):
+        _row_total(count, today)
+        _every_row(build, today)

@@ -11,19 +11,23 @@ from __future__ import annotations
 import base64
 import binascii
 import math
+import operator
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from datetime import datetime
+from functools import cache, cached_property, lru_cache
+from itertools import islice
 
 from apis.sandbox.datagokr import datagokr_service
 from apis.sandbox.envelopes.xml2json import ConvertedJsonEnvelope
 from apis.sandbox.errors import InvalidParam
+from apis.sandbox.families._listing import Filter, Picked, TextIndex, positions_by, positions_by_each, select
 from apis.sandbox.families._places import (
     Place,
     choose,
     density,
-    distance_m,
+    leaf_centers,
     leaves,
     leaves_near,
     nearest_station,
@@ -319,7 +323,7 @@ class Facility:
     def lawd(self) -> str:
         return self.leaf_code[:5]
 
-    @property
+    @cached_property  # each listed record prints it three times
     def ykiho(self) -> str:
         check = stable_int("ykiho", self.leaf_code, self.seq) % 1_000_000
         inner = (
@@ -771,49 +775,183 @@ def hosp_basis_list(ctx, params):
     if near and radius < 0:
         raise InvalidParam("radius")
 
-    scope: set[str] = set(areas())
-    if sido:
-        scope &= set(lawds_by_hira().get(sido, ()) if sido.endswith("0000") else ())
-    if sggu:
-        scope &= set(lawds_by_hira().get(sggu, ()) if not sggu.endswith("0000") or sggu == "410000" else ())
-    near_leaves: set[str] | None = None
-    if near:
-        near_leaves = {leaf.code for leaf in leaves_near(y, x, radius)}
-        scope &= {code[:5] for code in near_leaves}
     kinds = set(KINDS)
     if cl_cd:
         kinds &= {cl_cd}
     if zip_cd:
         kinds &= ZIP_KINDS.get(zip_cd, set())
     today = ctx.now.strftime("%Y%m%d")
+    if not sido and not sggu and not near:
+        listing = nation().opened_by(today)
+    else:
+        scope: set[str] = set(areas())
+        if sido:
+            scope &= set(lawds_by_hira().get(sido, ()) if sido.endswith("0000") else ())
+        if sggu:
+            scope &= set(lawds_by_hira().get(sggu, ()) if not sggu.endswith("0000") or sggu == "410000" else ())
+        if near:
+            near_leaves = {leaf.code for leaf in leaves_near(y, x, radius)}
+            scope &= {code[:5] for code in near_leaves}
+            return _near_list(sorted(scope), near_leaves, y, x, radius, kinds, subject, name, emdong, today)
+        # Every request asks its districts' builders (cached), so a cold query builds exactly its scope.
+        lawds = tuple(sorted(scope))
+        for lawd in lawds:
+            facilities_in(lawd)
+        listing = _scoped(lawds).opened_by(today)
+    found = listing.select(kinds=kinds, subject=subject, name=name, emdong=emdong)
+    return LazyRecords(Picked(listing.facilities, found), lambda facility: basis_record(facility, None))
 
-    chosen: list[tuple[Facility, float | None]] = []
-    for lawd in sorted(scope):
-        for facility in facilities_in(lawd):
+
+@cache
+def _spots(lawd: str) -> tuple[tuple[Facility, str, float, float, float], ...]:
+    """(facility, leaf code, latitude in radians, its cosine, longitude) of a district's placed facilities,
+    in facility order: the parts of distance_m that do not depend on the search point."""
+    found = []
+    for facility in facilities_in(lawd):
+        place = place_of(facility)
+        if place is not None:
+            lat = math.radians(place.lat)
+            found.append((facility, facility.leaf_code, lat, math.cos(lat), place.lon))
+    return tuple(found)
+
+
+def _near_list(lawds, near_leaves, y, x, radius, kinds, subject, name, emdong, today) -> LazyRecords:
+    """Facilities within radius metres of (y, x), nearest first (ties in district and facility order).
+
+    The distance is distance_m(y, x, lat, lon) step for step, with the facility's side computed once; a
+    facility whose latitude alone puts it a metre beyond the radius is skipped before it."""
+    sin, asin, sqrt, radians = math.sin, math.asin, math.sqrt, math.radians
+    p1 = radians(y)
+    cos_p1 = math.cos(p1)
+    lat_reach = (radius + 1.0) / 6_371_008.8
+    chosen: list[tuple[Facility, float]] = []
+    for lawd in lawds:
+        facilities_in(lawd)  # asked per request, as the list path does: a cold query builds exactly its scope
+        for facility, leaf_code, p2, cos_p2, lon in _spots(lawd):
+            dp = p2 - p1
+            if leaf_code not in near_leaves or abs(dp) > lat_reach:
+                continue
             if facility.cl_cd not in kinds or facility.estb_dd > today:
                 continue
             if subject and subject not in facility.subjects:
                 continue
             if name and name not in facility.name:
                 continue
-            if emdong and regions.region(facility.leaf_code).eupmyeondong != emdong:
+            if emdong and regions.region(leaf_code).eupmyeondong != emdong:
                 continue
-            distance = None
-            if near:
-                if facility.leaf_code not in near_leaves:
-                    continue
-                place = place_of(facility)
-                if place is None:
-                    continue
-                distance = distance_m(y, x, place.lat, place.lon)
-                if distance > radius:
-                    continue
+            a = sin(dp / 2) ** 2 + cos_p1 * cos_p2 * sin(radians(lon - x) / 2) ** 2
+            distance = 2 * 6_371_008.8 * asin(sqrt(min(1.0, a)))
+            if distance > radius:
+                continue
             chosen.append((facility, distance))
-    if near:
-        chosen.sort(key=lambda fd: (fd[1], fd[0].name))
-    else:
-        chosen.sort(key=lambda fd: (CL_ORDER[fd[0].cl_cd], fd[0].name, fd[0].leaf_code, fd[0].seq))
-    return LazyRecords(chosen, lambda fd: basis_record(*fd))
+    nearest = sorted(chosen, key=operator.itemgetter(1))
+    distances = [fd[1] for fd in nearest]
+    if any(map(operator.eq, distances, islice(distances, 1, None))):  # a tie: the name decides
+        nearest = sorted(chosen, key=lambda fd: (fd[1], fd[0].name))
+    return LazyRecords(nearest, lambda fd: basis_record(*fd))
+
+
+# --- the list's order and indexes ---------------------------------------------------------------------
+
+
+def _list_key(facility: Facility) -> tuple:
+    return (CL_ORDER[facility.cl_cd], facility.name, facility.leaf_code, facility.seq)
+
+
+class Listing:
+    """Facilities in getHospBasisList's order (종별, then name), with a column per filtered field and positions
+    by value, so a filter starts from its narrowest index instead of walking every facility."""
+
+    def __init__(self, facilities: Iterable[Facility]):
+        self.facilities = tuple(facilities)
+        self.kinds = tuple(f.cl_cd for f in self.facilities)
+        self.subjects = tuple(f.subjects for f in self.facilities)
+        self._opened: dict[str, Listing] = {}
+
+    @cached_property
+    def by_kind(self) -> dict[str, range]:
+        """The list is ordered by 종별 first, so each kind is one run of positions."""
+        runs: dict[str, range] = {}
+        for kind, positions in positions_by(self.kinds).items():
+            runs[kind] = range(positions[0], positions[-1] + 1)
+        return runs
+
+    @cached_property
+    def by_subject(self) -> dict[str, tuple[int, ...]]:
+        return positions_by_each(self.subjects)
+
+    @cached_property
+    def emdongs(self) -> tuple[str, ...]:
+        return tuple(regions.region(f.leaf_code).eupmyeondong for f in self.facilities)
+
+    @cached_property
+    def by_emdong(self) -> dict[str, tuple[int, ...]]:
+        return positions_by(self.emdongs)
+
+    @cached_property
+    def names(self) -> TextIndex:
+        return TextIndex([f.name for f in self.facilities])
+
+    @cached_property
+    def by_lawd(self) -> dict[str, tuple[int, ...]]:
+        return positions_by(f.leaf_code[:5] for f in self.facilities)
+
+    def build_indexes(self) -> None:
+        for index in ("by_kind", "by_subject", "by_emdong", "names", "by_lawd"):
+            getattr(self, index)
+
+    def opened_by(self, today: str) -> Listing:
+        """The facilities opened by today (YYYYMMDD): this listing itself when all are, as on the default clock;
+        otherwise a listing of its own, kept for a few clocks."""
+        if self._latest_opening <= today:
+            return self
+        listing = self._opened.get(today)
+        if listing is None:
+            listing = Listing(f for f in self.facilities if f.estb_dd <= today)
+            if len(self._opened) >= 4:
+                self._opened.clear()
+            self._opened[today] = listing
+        return listing
+
+    @cached_property
+    def _latest_opening(self) -> str:
+        return max((f.estb_dd for f in self.facilities), default="")
+
+    def select(self, *, kinds: set[str], subject: str, name: str, emdong: str) -> Sequence[int]:
+        """Positions of the facilities that pass the filters, in the list's order."""
+        filters = []
+        if len(kinds) < len(KINDS):
+            runs = [self.by_kind.get(kind, range(0)) for kind in sorted(kinds, key=CL_ORDER.get)]
+            positions = runs[0] if len(runs) == 1 else [p for run in runs for p in run]
+            column = self.kinds
+            filters.append(Filter(positions, lambda p: column[p] in kinds))
+        if subject:
+            offered = self.subjects
+            filters.append(Filter(self.by_subject.get(subject, ()), lambda p: subject in offered[p]))
+        if name:
+            names = self.names.texts
+            filters.append(Filter(self.names.containing(name), lambda p: name in names[p]))
+        if emdong:
+            emdongs = self.emdongs
+            filters.append(Filter(self.by_emdong.get(emdong, ()), lambda p: emdongs[p] == emdong))
+        return select(len(self.facilities), filters)
+
+
+@cache
+def nation() -> Listing:
+    """Every facility of the country in the list's order (about 73,000; warm() builds it ahead of requests)."""
+    return Listing(sorted((f for lawd in sorted(areas()) for f in facilities_in(lawd)), key=_list_key))
+
+
+@lru_cache(maxsize=512)
+def _scoped(lawds: tuple[str, ...]) -> Listing:
+    """The facilities of some districts in the list's order: picked from the nation's list once that exists,
+    else sorted from the districts' own (a cold district query must not build the country)."""
+    if nation.cache_info().currsize:
+        whole = nation()
+        positions = sorted(p for lawd in lawds for p in whole.by_lawd.get(lawd, ()))
+        return Listing(whole.facilities[p] for p in positions)
+    return Listing(sorted((f for lawd in lawds for f in facilities_in(lawd)), key=_list_key))
 
 
 # --- 의료기관별상세정보서비스 ------------------------------------------------------------------------
@@ -1035,3 +1173,12 @@ DTL_INFO.operations[-1].more_examples = (
     {"ykiho": _ykiho_showing({"emyDayTelNo2", "emyNgtTelNo1", "parkQty"}, lambda f: emergency(f)[1]), "_type": "json"},
     {"ykiho": _ykiho_showing({"trmtSunStart"}, lambda f: opening_hours(f)["Sun"] is not None), "_type": "json"},
 )
+
+
+def warm(now: datetime) -> None:
+    """Build every facility, the nationwide list with its indexes and every placed facility (apis.sandbox.warm)."""
+    nation().opened_by(now.strftime("%Y%m%d")).build_indexes()
+    for lawd in areas():
+        _spots(lawd)
+    for lawd in regions.lawd_codes():
+        leaf_centers(lawd)

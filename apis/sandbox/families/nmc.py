@@ -7,13 +7,16 @@ as live. XML by default; _type=json goes through the gateway's number conversion
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from datetime import datetime
+from functools import cache, cached_property, lru_cache
 
 from apis.sandbox.datagokr import datagokr_service
 from apis.sandbox.envelopes.xml2json import ConvertedJsonEnvelope
 from apis.sandbox.errors import InvalidParam
 from apis.sandbox.families import hira
+from apis.sandbox.families._listing import Filter, TextIndex, positions_by, positions_by_each, select
 from apis.sandbox.families._places import (
     Place,
     density,
@@ -301,8 +304,25 @@ def pharmacy_list(ctx, params):
             raise InvalidParam("QT")
         qt = int(qt_text)
     order = params.text("ORD").strip().upper()
+    order = order if order in ("NAME", "ADDR") else "HPID"
 
-    chosen: list[Pharmacy] = []
+    if not sido and not sigungu:
+        listing = nation(order)
+    else:
+        lawds = _lawds_named(sido, sigungu)
+        # Every request asks its districts' builders (cached), so a cold query builds exactly its scope.
+        for lawd in lawds:
+            pharmacies_in(lawd)
+        listing = _scoped(lawds, order)
+    found = listing.select(qt=qt, name=name)
+    pharmacies = listing.pharmacies
+    return LazyRecords(range(len(found)), lambda k: record(pharmacies[found[k]], k + 1))
+
+
+@lru_cache(maxsize=1024)
+def _lawds_named(sido: str, sigungu: str) -> tuple[str, ...]:
+    """The 시군구 (LAWD_CD, in code order) that Q0 and Q1 name."""
+    found = []
     for lawd in regions.lawd_codes():
         lawd_region = regions.region(lawd + "00000")
         if lawd_region is None:
@@ -311,16 +331,80 @@ def pharmacy_list(ctx, params):
             continue
         if sigungu and not _sigungu_matches(lawd_region, sigungu):
             continue
-        for pharmacy in pharmacies_in(lawd):
-            if qt is not None and not is_open(pharmacy, qt):
-                continue
-            if name and name not in pharmacy.name:
-                continue
-            chosen.append(pharmacy)
-    if order == "NAME":
-        chosen.sort(key=lambda p: (p.name, p.hpid))
-    elif order == "ADDR":
-        chosen.sort(key=lambda p: (regions.region(p.leaf_code).full_name, p.hpid))
-    else:
-        chosen.sort(key=lambda p: p.hpid)
-    return LazyRecords(list(enumerate(chosen, start=1)), lambda pair: record(pair[1], pair[0]))
+        found.append(lawd)
+    return tuple(found)
+
+
+_SORT_KEYS = {
+    "HPID": lambda p: p.hpid,
+    "NAME": lambda p: (p.name, p.hpid),
+    "ADDR": lambda p: (regions.region(p.leaf_code).full_name, p.hpid),
+}
+
+
+class Listing:
+    """Pharmacies in one ORD order, with positions by day open and by name fragment for the QT and QN filters."""
+
+    def __init__(self, pharmacies):
+        self.pharmacies = tuple(pharmacies)
+
+    @cached_property
+    def by_day(self) -> dict[int, tuple[int, ...]]:
+        return positions_by_each([qt for qt in range(1, DAYS + 1) if is_open(p, qt)] for p in self.pharmacies)
+
+    @cached_property
+    def names(self) -> TextIndex:
+        return TextIndex([p.name for p in self.pharmacies])
+
+    @cached_property
+    def by_lawd(self) -> dict[str, tuple[int, ...]]:
+        return positions_by(p.leaf_code[:5] for p in self.pharmacies)
+
+    def build_indexes(self) -> None:
+        for index in ("by_day", "names", "by_lawd"):
+            getattr(self, index)
+
+    def select(self, *, qt: int | None, name: str) -> Sequence[int]:
+        filters = []
+        pharmacies = self.pharmacies
+        if qt is not None:
+            filters.append(Filter(self.by_day.get(qt, ()), lambda p: is_open(pharmacies[p], qt)))
+        if name:
+            filters.append(Filter(self.names.containing(name), lambda p: name in pharmacies[p].name))
+        return select(len(pharmacies), filters)
+
+
+@cache
+def _every_pharmacy() -> tuple[Pharmacy, ...]:
+    return tuple(p for lawd in regions.lawd_codes() for p in pharmacies_in(lawd))
+
+
+_NATION: dict[str, Listing] = {}
+
+
+def nation(order: str) -> Listing:
+    """Every pharmacy of the country in one ORD order (HPID, NAME or ADDR)."""
+    found = _NATION.get(order)
+    if found is None:
+        found = _NATION[order] = Listing(sorted(_every_pharmacy(), key=_SORT_KEYS[order]))
+    return found
+
+
+@lru_cache(maxsize=1024)
+def _scoped(lawds: tuple[str, ...], order: str) -> Listing:
+    """Pharmacies of some districts in one order: picked from the nation's list once that exists, else sorted
+    from the districts' own (a cold district query must not build the country)."""
+    if order in _NATION:
+        whole = nation(order)
+        positions = sorted(p for lawd in lawds for p in whole.by_lawd.get(lawd, ()))
+        return Listing(whole.pharmacies[p] for p in positions)
+    return Listing(sorted((p for lawd in lawds for p in pharmacies_in(lawd)), key=_SORT_KEYS[order]))
+
+
+def warm(now: datetime) -> None:
+    """Build every pharmacy, the three nationwide orders with their indexes and every pharmacy's place
+    (apis.sandbox.warm)."""
+    for order in _SORT_KEYS:
+        nation(order).build_indexes()
+    for pharmacy in _every_pharmacy():
+        place_of(pharmacy)

@@ -10,7 +10,7 @@ timetable on the sandbox clock: "4분후[3번째 전]", "곧 도착", "출발대
 from __future__ import annotations
 
 import math
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import cache
 
 from apis.engine import geo
@@ -359,3 +359,9 @@ def station_by_uid(ctx, params):
     if index is None:
         return []
     return [arrival_record(ctx, net, route, index) for route in net.routes_at(index)]
+
+
+def warm(now: datetime) -> None:
+    """Lay out the Seoul route network (a few seconds) ahead of requests (apis.sandbox.warm)."""
+    network()
+    _by_ars_id()

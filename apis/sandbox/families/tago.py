@@ -10,6 +10,7 @@ arrtime and a numeric routeno), fields in alphabetical order, gateway errors in 
 
 from __future__ import annotations
 
+from datetime import datetime
 from functools import cache
 
 from apis.sandbox.bus_network import Network, RouteStyle, Stop, approaches, distance_m
@@ -384,3 +385,9 @@ def arvl_by_sttn(ctx, params):
         }
         for a in coming
     ]
+
+
+def warm(now: datetime) -> None:
+    """Lay out every seeded city's route network ahead of requests (apis.sandbox.warm)."""
+    for city in city_stops():
+        network(city)

@@ -10,13 +10,15 @@ string (mapx/mapy too), `"items": ""` when empty, gateway errors in XML even for
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import cache
+from functools import cache, cached_property
 
 from apis.sandbox.datagokr import datagokr_service
 from apis.sandbox.envelopes.standard import StandardEnvelope
 from apis.sandbox.errors import InvalidParam
+from apis.sandbox.families._listing import Filter, Picked, positions_by, select
 from apis.sandbox.rand import pick_weighted, rng
 from apis.sandbox.registry import Field, LazyRecords, Param
 from apis.sandbox.world import buildings, regions
@@ -303,8 +305,13 @@ def _modified(place: Place, now: datetime) -> datetime:
     if end <= start:
         return start
     span = (end - start).total_seconds()
-    share = rng("tour-modified", place.contentid).betavariate(4, 1.3)
-    return start + timedelta(seconds=int(span * share))
+    return start + timedelta(seconds=int(span * _modified_share(place.contentid)))
+
+
+@cache
+def _modified_share(contentid: str) -> float:
+    """Where between creation and the clock a place's last edit falls (independent of the clock)."""
+    return rng("tour-modified", contentid).betavariate(4, 1.3)
 
 
 def find_place(contentid: str) -> Place | None:
@@ -328,14 +335,19 @@ class Site:
 
 
 def site(place: Place) -> Site:
-    r = rng("tour-site", place.contentid)
-    candidates = [b for b in buildings.buildings_in(place.dong) if b.kind in ("commercial", "house", "offi")]
+    return _site(place.contentid, place.dong)
+
+
+@cache
+def _site(contentid: str, dong: str) -> Site:
+    r = rng("tour-site", contentid)
+    candidates = [b for b in buildings.buildings_in(dong) if b.kind in ("commercial", "house", "offi")]
     if candidates:
         b = candidates[r.randrange(len(candidates))]
-        addr2 = f"({regions.region(place.dong).leaf_name})" if r.random() < 0.4 else ""
+        addr2 = f"({regions.region(dong).leaf_name})" if r.random() < 0.4 else ""
         return Site(b.road_address, addr2, b.zip_no, b.lat + r.uniform(-2e-5, 2e-5), b.lon + r.uniform(-2e-5, 2e-5))
-    lat, lon = regions.center(place.dong)
-    region = regions.region(place.dong)
+    lat, lon = regions.center(dong)
+    region = regions.region(dong)
     return Site(f"{region.full_name} {r.randint(1, 900)}", "", "", lat, lon)
 
 
@@ -422,12 +434,82 @@ def area_code2(ctx, params):
     return [{"rnum": n, "code": c, "name": name} for n, (c, name) in enumerate(rows, start=1)]
 
 
-def _sort(found: list[Place], arrange: str, now: datetime) -> list[Place]:
+def _sort(found: Sequence[Place], arrange: str, now: datetime | None) -> list[Place]:
+    """The places in an arrange order (now matters to C and Q only)."""
     if arrange in ("A", "O"):
         return sorted(found, key=lambda p: (p.title, p.contentid))
     if arrange in ("D", "R"):
         return sorted(found, key=lambda p: (p.created, p.contentid), reverse=True)
     return sorted(found, key=lambda p: (_modified(p, now), p.contentid), reverse=True)
+
+
+class Listing:
+    """Every place of the country in one arrange order, with positions by each filtered field: a filtered
+    list is the ordered places at the narrowest filter's positions that pass the other filters."""
+
+    def __init__(self, places: Sequence[Place]):
+        self.places = tuple(places)
+
+    def _column(self, value_of) -> tuple:
+        return tuple(value_of(p) for p in self.places)
+
+    @cached_property
+    def columns(self) -> dict[str, tuple]:
+        return {
+            "area": self._column(lambda p: p.area.area_code),
+            "sigungu": self._column(lambda p: (p.area.area_code, p.area.sigungu_code)),
+            "type": self._column(lambda p: p.typeid),
+            "cat1": self._column(lambda p: p.cats[0]),
+            "cat2": self._column(lambda p: p.cats[1]),
+            "cat3": self._column(lambda p: p.cats[2]),
+            "regn": self._column(lambda p: p.dong[:2]),
+            "signgu": self._column(lambda p: p.dong[2:5]),
+            "image": self._column(lambda p: p.has_image),
+        }
+
+    @cached_property
+    def positions(self) -> dict[str, dict]:
+        return {name: positions_by(column) for name, column in self.columns.items()}
+
+    def build_indexes(self) -> None:
+        self.positions  # noqa: B018 (a cached property: reading it builds it)
+
+    def select(self, wanted: dict[str, object]) -> Sequence[int]:
+        """Positions of the places whose fields equal every wanted value (column name -> value)."""
+        filters = []
+        for name, value in wanted.items():
+            column = self.columns[name]
+            filters.append(Filter(self.positions[name].get(value, ()), lambda p, c=column, v=value: c[p] == v))
+        return select(len(self.places), filters)
+
+
+@cache
+def _every_place() -> tuple[Place, ...]:
+    """Every place, 시군구 by 시군구 and type by type (the order the list is gathered in before sorting)."""
+    return tuple(p for a in sigungus() for t in CONTENT_TYPES for p in places_of(a.area_code, a.sigungu_code, t))
+
+
+@cache
+def _listing(arrange: str) -> Listing:
+    """The nationwide listing for a clock-free order (A/O by title, D/R by creation)."""
+    return Listing(_sort(_every_place(), arrange, None))
+
+
+_BY_MODIFIED: dict[datetime, Listing] = {}
+
+
+def listing(arrange: str, now: datetime) -> Listing:
+    """The nationwide listing in an arrange order; C/Q (by last edit) depends on the clock, kept for a few."""
+    if arrange not in ("C", "Q"):
+        return _listing("A" if arrange in ("A", "O") else "D")
+    key = now.replace(tzinfo=None)
+    found = _BY_MODIFIED.get(key)
+    if found is None:
+        found = Listing(_sort(_every_place(), "C", now))
+        if len(_BY_MODIFIED) >= 8:
+            _BY_MODIFIED.clear()
+        _BY_MODIFIED[key] = found
+    return found
 
 
 @KOR_SERVICE.operation(
@@ -499,23 +581,23 @@ def area_based_list2(ctx, params):
         return []
     if sigungu_code and not area_code:
         return []
-    targets = [
-        a
-        for a in sigungus()
-        if (not area_code or a.area_code == area_code) and (not sigungu_code or a.sigungu_code == sigungu_code)
-    ]
-    cats = [params.text(c).strip() for c in ("cat1", "cat2", "cat3")]
-    found = [
-        p
-        for a in targets
-        for t in ([typeid] if typeid else CONTENT_TYPES)
-        for p in places_of(a.area_code, a.sigungu_code, t)
-        if all(not want or p.cats[i] == want for i, want in enumerate(cats))
-        and (not regn or p.dong[:2] == regn)
-        and (not signgu or p.dong[2:5] == signgu)
-        and (arrange not in ("O", "Q", "R") or p.has_image)
-    ]
-    return LazyRecords(_sort(found, arrange, ctx.now), lambda p: list_record(p, ctx.now))
+    wanted: dict[str, object] = {}
+    if area_code:
+        wanted.update({"sigungu": (area_code, sigungu_code)} if sigungu_code else {"area": area_code})
+    if typeid:
+        wanted["type"] = typeid
+    for name in ("cat1", "cat2", "cat3"):
+        if want := params.text(name).strip():
+            wanted[name] = want
+    if regn:
+        wanted["regn"] = regn
+    if signgu:
+        wanted["signgu"] = signgu
+    if arrange in ("O", "Q", "R"):
+        wanted["image"] = True
+    ordered = listing(arrange, ctx.now)
+    found = ordered.select(wanted)
+    return LazyRecords(Picked(ordered.places, found), lambda p: list_record(p, ctx.now))
 
 
 def _overview(place: Place, where: Site) -> str:
@@ -850,3 +932,11 @@ def detail_intro2(ctx, params):
     if place is None or place.typeid != typeid:
         return []
     return [intro_record(place, ctx.now)]
+
+
+def warm(now: datetime) -> None:
+    """Build every place, its site and the nationwide listings in each order on this clock (apis.sandbox.warm)."""
+    for arrange in ("A", "D", "C"):
+        listing(arrange, now).build_indexes()
+    for place in _every_place():
+        site(place)
