@@ -12,7 +12,10 @@ from apis.sandbox.registry import Operation, Param, ServiceDef, load_families
 SPEC_DIR = Path(__file__).resolve().parent / "specs"
 
 
-def _parameter(param: Param) -> dict[str, Any]:
+def _parameter(param: Param, op: Operation) -> dict[str, Any]:
+    # The operation's example request wins over a parameter list shared by several operations (KMA's
+    # base_time is 1400 for 초단기실황 but 1330 for 초단기예보), so every spec example is one that answers.
+    example = op.example.get(param.name, param.example)
     spec: dict[str, Any] = {
         "name": param.name,
         "in": param.location,
@@ -20,8 +23,8 @@ def _parameter(param: Param) -> dict[str, Any]:
         "required": param.required,
         "type": param.type,
     }
-    if param.example not in (None, ""):
-        spec["x-example"] = param.example
+    if example not in (None, ""):
+        spec["x-example"] = example
     if param.enum:
         spec["enum"] = list(param.enum)
     if param.default is not None:
@@ -76,7 +79,7 @@ def _path_item(op: Operation) -> dict[str, Any]:
         operation["consumes"] = ["application/json"]
     params = op.all_params()
     body = [p for p in params if p.location == "body"]
-    parameters = [_parameter(p) for p in params if p.location != "body"]
+    parameters = [_parameter(p, op) for p in params if p.location != "body"]
     if body:
         parameters.append(_body_parameter(op, body))
     # data.go.kr puts parameters at the path level, not under the operation.
