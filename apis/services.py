@@ -9,6 +9,7 @@ from everything stored, logged or raised here, in every wire form (apis.engine.e
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextvars
 import gzip
 import hashlib
@@ -871,6 +872,58 @@ def tool_execute(
         row = _log(plan, _failure_of(plan, error))
         raise ExecutorFault(f"call #{row.pk} failed inside the executor: {row.result_msg}") from None
     return Execution(_log(plan, result), result)
+
+
+class PendingExecution:
+    """A call handed to the executor's loop by tool_execute_submit; result() waits and writes its ApiCall."""
+
+    def __init__(self, plan: _Plan):
+        self._plan = plan
+        self.future: concurrent.futures.Future = asyncio.run_coroutine_threadsafe(_run(plan), _runtime().loop)
+
+    def done(self) -> bool:
+        return self.future.done()
+
+    def result(self) -> Execution:
+        """The logged execution (an engine fault comes back as the call's INTERNAL_ERROR result, as in
+        tool_execute_many); call it from a thread that may use the database."""
+        try:
+            outcome = self.future.result()
+        except EngineError as error:
+            outcome = _failure_of(self._plan, error)
+        return Execution(_log(self._plan, outcome), outcome)
+
+
+def tool_execute_submit(
+    *,
+    tool: Tool,
+    params: dict[str, Any] | None = None,
+    mode: str = "sandbox",
+    user=None,
+    source_kind: str = "",
+    source_id: Any = None,
+    expect_records: bool = False,
+    record_target: str | None = None,
+    sandbox_origin: str | None = None,
+    sandbox_headers: dict[str, str] | None = None,
+) -> PendingExecution:
+    """Start one call without waiting for it, for callers that keep many in flight and act on each as it
+    finishes (the EDGE verifier's pipeline). Wait with concurrent.futures.wait on .future; result() logs it.
+    Raises ToolExecutionError at once when the call cannot be made as asked."""
+    plan = _plan(
+        tool=tool,
+        params=params,
+        mode=mode,
+        service_key=None,
+        user=user,
+        source_kind=source_kind,
+        source_id=source_id,
+        expect_records=expect_records,
+        record_target=record_target,
+        sandbox_origin=sandbox_origin,
+        sandbox_headers=sandbox_headers,
+    )
+    return PendingExecution(plan)
 
 
 async def tool_execute_async(**kwargs) -> Execution:

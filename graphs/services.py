@@ -10,20 +10,31 @@ nothing twice.
 
 from __future__ import annotations
 
+import concurrent.futures
+import hashlib
+import json
 import logging
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Count, F, Max, Q
+from django.db.models import Count, F, Max
 from django.utils import timezone
 
 from apis.models import ApiCall, Tool
 from apis.selectors import call_result
-from apis.services import MODES, Execution, ToolExecutionError, tool_execute, tool_execute_many
+from apis.services import (
+    MODES,
+    Execution,
+    PendingExecution,
+    ToolExecutionError,
+    tool_execute,
+    tool_execute_many,
+    tool_execute_submit,
+)
 from graphs.engine import graph as graph_engine
 from graphs.engine import posterior as P
 from graphs.engine import transforms as T
@@ -41,16 +52,17 @@ PROBE_SOURCE_KIND = "edge_probe"
 OBSERVED_CALLS = 20  # recent successful calls per tool that feed observed values
 RECORDED_INPUTS = 20  # recorded inputs per source tool offered to trials
 UNDECIDED = (CandidateEdge.Status.PROPOSED, CandidateEdge.Status.VERIFYING)
+ENV_RETRIES = 2  # a trial spoiled by a transient fault is run again this many times in its round
 
 RUN_DEFAULTS: dict[str, Any] = {
-    "rounds": 12,  # Thompson-sampling rounds at most
-    "batch_size": 64,  # edges tried per round
+    "rounds": 40,  # Thompson-sampling rounds at most; a run ends sooner once no undecided edge is left to try
+    "batch_size": 256,  # edges tried per round
     "seed": None,  # None: the run's id
     "mode": "sandbox",  # executor mode: sandbox, live, record, replay
     "sandbox_origin": "",  # empty: settings.KOPA_SANDBOX_ORIGIN
     "edge_ids": [],  # empty: every undecided edge
     "concurrency": 8,  # calls in flight at once
-    "n_max": 10,  # main trials per edge in one run
+    "n_max": 16,  # main trials per edge in one run (environmental ones are repeated and not counted)
     "controls": 2,  # control trials per edge at most (over all runs)
     "policy": {},  # PosteriorPolicy overrides: w_s, w_e, theta_verify, theta_prune, confidence, n_min
 }
@@ -516,8 +528,10 @@ def _plan_round(run: VerificationRun, number: int) -> list[list[int]]:
     edges = CandidateEdge.objects.filter(status__in=UNDECIDED)
     if params["edge_ids"]:
         edges = edges.filter(pk__in=params["edge_ids"])
+    # n_max bounds the attempts that said something (or were skipped); environmental ones are repeated.
     tried = dict(
         EdgeTrial.objects.filter(run=run, kind=EdgeTrial.Kind.MAIN)
+        .exclude(outcome=P.ENVIRONMENTAL)
         .values_list("edge_id")
         .annotate(n=Count("id"))
         .values_list("edge_id", "n")
@@ -582,8 +596,13 @@ def verification_run_resume(*, run: VerificationRun, user=None) -> Job:
 @dataclass
 class _Trial:
     edge: CandidateEdge
-    number: int
+    number: int  # the round: the attempt key is (run, edge, 2 * number)
     with_control: bool
+    # Which informative attempt of the edge in this run this is (earlier main trials that were not
+    # environmental): values are drawn by it, so a trial that a transient fault spoiled is repeated with the
+    # same draws in a later round, and a run with faults meets the same evidence as one without.
+    attempt: int = 0
+    retries: int = 0  # reruns after a transient fault (see _Pipeline._settle)
     source_params: dict[str, str] | None = None
     source: Execution | None = None
     binding: TR.Binding | None = None
@@ -591,6 +610,7 @@ class _Trial:
     target_params: dict[str, str] | None = None
     target: Execution | None = None
     outcome: tuple[str, str] | None = None  # (outcome, failure class) once settled
+    control_bound: dict[str, Any] = field(default_factory=dict)
     control_params: dict[str, str] | None = None
     control: Execution | None = None
     control_outcome: tuple[str, str] | None = None
@@ -633,7 +653,9 @@ def _execute(
 
 
 class _RoundWorker:
-    """Runs a round's planned trials in chunks: sources, then targets, then controls, each concurrently."""
+    """Runs a round's planned trials as a pipeline: up to `concurrency` calls in flight at all times, each
+    trial moving on (source, target, control) as soon as its own call returns, and finished trials stored
+    as they finish, so no trial waits for the slowest call of a batch."""
 
     def __init__(self, run: VerificationRun, reporter: Reporter):
         self.run = run
@@ -642,26 +664,21 @@ class _RoundWorker:
         self.policy = _policy(run.params)
         self.seed = run.params["seed"]
         self.since = run.state.get("since")
-        self.chunk = max(8, self.params["concurrency"] * 4)
         self._pools: dict[tuple[int, int], list[dict[str, str]]] = {}
         self._siblings: dict[tuple[int, int], list[CandidateEdge]] = {}
-
-    def _exec(self, calls, *, expect_records: bool) -> list[Execution | ToolExecutionError]:
-        return _execute(
-            calls,
-            mode=self.params["mode"],
-            sandbox_origin=self.params["sandbox_origin"],
-            concurrency=self.params["concurrency"],
-            source=TRIAL_SOURCE_KIND,
-            source_id=str(self.run.pk),
-            expect_records=expect_records,
-        )
 
     def run_round(self, number: int, plan: Sequence[Sequence[int]]) -> None:
         edges = CandidateEdge.objects.select_related(
             "source_tool__service__provider", "target_tool__service__provider"
         ).in_bulk([edge_id for edge_id, _ in plan])
         done = set(EdgeTrial.objects.filter(run=self.run, seq=2 * number).values_list("edge_id", "seq"))
+        attempts = dict(
+            EdgeTrial.objects.filter(run=self.run, kind=EdgeTrial.Kind.MAIN, round__lt=number)
+            .exclude(outcome=P.ENVIRONMENTAL)
+            .values_list("edge_id")
+            .annotate(n=Count("id"))
+            .values_list("edge_id", "n")
+        )
         trials = []
         for edge_id, with_control in plan:
             edge = edges.get(edge_id)
@@ -670,106 +687,69 @@ class _RoundWorker:
             # A main trial and its control are stored together, so a stored main means the attempt is done.
             if (edge_id, 2 * number) in done:
                 continue
-            trials.append(_Trial(edge, number, bool(with_control)))
-        for start in range(0, len(trials), self.chunk):
-            self.reporter.check_cancelled()
-            self._run_chunk(trials[start : start + self.chunk])
+            trials.append(_Trial(edge, number, bool(with_control), attempt=attempts.get(edge_id, 0)))
+        _Pipeline(self, trials).run()
 
-    # --- the three phases
+    # --- the steps of one trial; each returns the next call to make, or None when the trial is settled
 
-    def _run_chunk(self, trials: list[_Trial]) -> None:
-        self._sources(trials)
-        self._targets(trials)
-        self._controls(trials)
-        # The chunk's trials are committed together; a chunk cut short by a kill is redone whole.
-        with transaction.atomic():
-            for trial in trials:
-                _store_trial(self.run, trial, self.policy)
+    def begin(self, trial: _Trial) -> tuple[Tool, dict[str, str]] | None:
+        tool = trial.edge.source_tool
+        pool = self._pool(tool, trial.number)
+        if not pool:
+            trial.outcome = (P.SKIPPED, "source.no_inputs")
+            return None
+        pick = rng_for(self.seed, "input", trial.edge.pk, trial.attempt).randrange(len(pool))
+        trial.source_params = pool[pick]
+        return tool, trial.source_params
 
-    def _sources(self, trials: list[_Trial]) -> None:
-        unique: dict[tuple[int, str], tuple[Tool, dict[str, str]]] = {}
-        for trial in trials:
-            tool = trial.edge.source_tool
-            pool = self._pool(tool, trial.number)
-            if not pool:
-                trial.outcome = (P.SKIPPED, "source.no_inputs")
-                continue
-            pick = rng_for(self.seed, "input", trial.edge.pk, trial.number).randrange(len(pool))
-            trial.source_params = pool[pick]
-            unique.setdefault(_call_key(tool, trial.source_params), (tool, trial.source_params))
-        keys = list(unique)
-        results = dict(zip(keys, self._exec([unique[k] for k in keys], expect_records=False), strict=True))
-        for trial in trials:
-            if trial.outcome is not None:
-                continue
-            execution = results[_call_key(trial.edge.source_tool, trial.source_params)]
-            if isinstance(execution, ToolExecutionError):
-                trial.outcome = (P.SKIPPED, "executor.refused")
-                trial.values["error"] = str(execution)
-                continue
-            trial.source = execution
-            settled = TR.source_outcome(execution.result.ok, execution.result.error_class, execution.result.records)
-            if settled is not None:
-                trial.outcome = settled
+    def after_source(self, trial: _Trial, execution: Execution) -> tuple[Tool, dict[str, str]] | None:
+        trial.source = execution
+        settled = TR.source_outcome(execution.result.ok, execution.result.error_class, execution.result.records)
+        if settled is not None:
+            trial.outcome = settled
+            return None
+        edge = trial.edge
+        records = execution.result.records
+        rng = rng_for(self.seed, "value", edge.pk, trial.attempt)
+        binding = TR.bind(records, edge.source_fields, edge.target_params, edge.transform, rng)
+        if isinstance(binding, str):
+            trial.outcome = (P.STRUCTURAL, binding)
+            return None
+        trial.binding = binding
+        siblings = self._sibling_values(edge, records[binding.record_index], set(binding.bound))
+        params = TR.target_params(edge.target_tool.parameters, binding.bound, siblings)
+        trial.values.update(source_values=binding.source_values, bound=binding.bound, siblings=siblings)
+        if isinstance(params, str):
+            trial.outcome = (P.SKIPPED, params)
+            return None
+        trial.target_params = params
+        return edge.target_tool, params
 
-    def _targets(self, trials: list[_Trial]) -> None:
-        unique: dict[tuple[int, str], tuple[Tool, dict[str, str]]] = {}
-        for trial in trials:
-            if trial.outcome is not None:
-                continue
-            edge = trial.edge
-            records = trial.source.result.records
-            rng = rng_for(self.seed, "value", edge.pk, trial.number)
-            binding = TR.bind(records, edge.source_fields, edge.target_params, edge.transform, rng)
-            if isinstance(binding, str):
-                trial.outcome = (P.STRUCTURAL, binding)
-                continue
-            trial.binding = binding
-            siblings = self._sibling_values(edge, records[binding.record_index], set(binding.bound))
-            params = TR.target_params(edge.target_tool.parameters, binding.bound, siblings)
-            trial.values.update(source_values=binding.source_values, bound=binding.bound, siblings=siblings)
-            if isinstance(params, str):
-                trial.outcome = (P.SKIPPED, params)
-                continue
-            trial.target_params = params
-            unique.setdefault(_call_key(edge.target_tool, params), (edge.target_tool, params))
-        keys = list(unique)
-        results = dict(zip(keys, self._exec([unique[k] for k in keys], expect_records=True), strict=True))
-        for trial in trials:
-            if trial.outcome is not None or trial.target_params is None:
-                continue
-            execution = results[_call_key(trial.edge.target_tool, trial.target_params)]
-            if isinstance(execution, ToolExecutionError):
-                trial.outcome = (P.SKIPPED, "executor.refused")
-                trial.values["error"] = str(execution)
-                continue
-            trial.target = execution
-            trial.outcome = TR.target_outcome(
-                execution.result.ok, execution.result.error_class, execution.result.records
-            )
+    def after_target(self, trial: _Trial, execution: Execution) -> tuple[Tool, dict[str, str]] | None:
+        trial.target = execution
+        trial.outcome = TR.target_outcome(execution.result.ok, execution.result.error_class, execution.result.records)
+        if not trial.with_control or trial.outcome[0] != P.SUCCESS:
+            return None
+        rng = rng_for(self.seed, "control", trial.edge.pk, trial.attempt)
+        schema = trial.edge.target_tool.parameters
+        trial.control_bound = {
+            name: TR.perturb(value, rng, TR.param_enum(schema, name)) for name, value in trial.binding.bound.items()
+        }
+        # The same request with the mismatched value(s) in place of the bound ones.
+        control = TR.target_params(schema, trial.control_bound, trial.values.get("siblings") or {})
+        if isinstance(control, str):
+            return None
+        trial.control_params = control
+        return trial.edge.target_tool, trial.control_params
 
-    def _controls(self, trials: list[_Trial]) -> None:
-        calls = []
-        for trial in trials:
-            if not trial.with_control or trial.outcome is None or trial.outcome[0] != P.SUCCESS:
-                continue
-            rng = rng_for(self.seed, "control", trial.edge.pk, trial.number)
-            mismatched = {name: TR.perturb(value, rng) for name, value in trial.binding.bound.items()}
-            trial.control_params = {**trial.target_params, **mismatched}
-            calls.append((trial.edge.target_tool, trial.control_params))
-        results = self._exec(calls, expect_records=False)
-        pending = [t for t in trials if t.control_params is not None]
-        for trial, execution in zip(pending, results, strict=True):
-            if isinstance(execution, ToolExecutionError):
-                trial.control_outcome = (P.SKIPPED, "executor.refused")
-                continue
-            trial.control = execution
-            trial.control_outcome = TR.control_outcome(
-                TR.fingerprint(trial.target.result.records),
-                execution.result.ok,
-                execution.result.error_class,
-                execution.result.records,
-            )
+    def after_control(self, trial: _Trial, execution: Execution) -> None:
+        trial.control = execution
+        trial.control_outcome = TR.control_outcome(
+            TR.fingerprint(trial.target.result.records),
+            execution.result.ok,
+            execution.result.error_class,
+            execution.result.records,
+        )
 
     # --- inputs and siblings
 
@@ -785,12 +765,18 @@ class _RoundWorker:
                 outcome=P.SUCCESS,
                 edge__target_tool=tool,
             ).values("target_call")
-            calls = ApiCall.objects.filter(tool=tool, ok=True, record_count__gt=0).filter(
-                Q(created_at__lt=self.since) | Q(pk__in=upstream)
-            )
-            recorded = [
-                c.params for c in calls.order_by("id").only("params")[:RECORDED_INPUTS] if isinstance(c.params, dict)
-            ]
+            calls = ApiCall.objects.filter(tool=tool, ok=True, record_count__gt=0)
+            before = calls.filter(created_at__lt=self.since).order_by("id").values_list("params", flat=True)
+            recorded = [params for params in before[:RECORDED_INPUTS] if isinstance(params, dict)]
+            # This run's calls are logged in the order they finish, which varies: they are taken in the order
+            # of a hash of their inputs instead, so a repeated run offers the same inputs.
+            fed = {
+                json.dumps(params, sort_keys=True, ensure_ascii=False): params
+                for params in calls.filter(pk__in=upstream).values_list("params", flat=True)
+                if isinstance(params, dict)
+            }
+            ranked = sorted(fed, key=lambda text: hashlib.sha256(text.encode()).hexdigest())
+            recorded += [fed[text] for text in ranked[:RECORDED_INPUTS]]
             pool = TR.source_inputs(tool.parameters, recorded)
             # Inputs that gave this tool no records in an earlier round are not offered again.
             barren = [
@@ -822,7 +808,7 @@ class _RoundWorker:
                 .order_by("-posterior_mean", "-score", "id")
                 if sibling.status == CandidateEdge.Status.VERIFIED or (sibling.signals or {}).get("name", 0) >= 0.9
             ]
-        required = set(edge.target_tool.parameters.get("required") or ())
+        required = TR.required_names(edge.target_tool.parameters)
         values: dict[str, str] = {}
         for sibling in self._siblings[key]:
             params = sibling.target_params
@@ -844,6 +830,135 @@ class _RoundWorker:
         return values
 
 
+_SOURCE, _TARGET, _CONTROL = "source", "target", "control"
+
+
+class _Pipeline:
+    """The scheduler of one round. Calls go to the executor's event loop (tool_execute_submit); this thread
+    waits for whichever finishes first, logs it, moves its trial(s) on and tops the calls in flight back up.
+    Identical source or target calls of the round are made once and shared. Trials that settled are stored in
+    the same transaction as the ApiCall rows that settled them; a kill loses only the trials in flight."""
+
+    def __init__(self, worker: _RoundWorker, trials: list[_Trial]):
+        self.worker = worker
+        self.params = worker.params
+        self.queue = deque(trials)
+        self.cap = self.params["concurrency"]
+        self.ready: deque[tuple[str, tuple[int, str], Tool, dict[str, str]]] = deque()  # calls over the cap
+        self.inflight: dict[concurrent.futures.Future, tuple[str, tuple[int, str], PendingExecution]] = {}
+        self.waiters: dict[tuple[str, tuple[int, str]], list[_Trial]] = defaultdict(list)
+        self.finished: dict[tuple[str, tuple[int, str]], Execution] = {}  # shared results of the round
+        self.settled: list[_Trial] = []
+
+    def run(self) -> None:
+        try:
+            while self.queue or self.ready or self.inflight:
+                self.worker.reporter.check_cancelled()
+                with transaction.atomic():
+                    self._fill()
+                    if self.inflight:
+                        done, _ = concurrent.futures.wait(
+                            list(self.inflight), timeout=5.0, return_when=concurrent.futures.FIRST_COMPLETED
+                        )
+                        for future in done:
+                            stage, key, pending = self.inflight.pop(future)
+                            self._deliver(stage, key, pending.result())
+                    self._store()
+        finally:
+            # Cancelled or failed: what is in flight still finishes and is logged, as every call must be.
+            for _stage, key, pending in list(self.inflight.values()):
+                try:
+                    pending.result()
+                except Exception:  # the error that stopped the round is the one that propagates
+                    logger.exception("edge trial call %s failed while the round stopped", key)
+            self.inflight.clear()
+
+    def _fill(self) -> None:
+        """Top the calls in flight up to the cap: later steps of started trials first, then new trials."""
+        while len(self.inflight) < self.cap and (self.ready or self.queue):
+            if self.ready:
+                stage, key, tool, params = self.ready.popleft()
+                self._submit(stage, key, tool, params)
+                continue
+            trial = self.queue.popleft()
+            self._advance(trial, _SOURCE, self.worker.begin(trial))
+
+    def _advance(self, trial: _Trial, stage: str, call: tuple[Tool, dict[str, str]] | None) -> None:
+        """Ask for the trial's next call (stage), sharing one already made or in flight; or settle it."""
+        if call is None:
+            self._settle(trial)
+            return
+        tool, params = call
+        key = _call_key(tool, params)
+        if stage == _CONTROL:
+            key = (key[0], f"{key[1]}#{trial.edge.pk}")  # a control is the trial's own call
+        shared = (stage, key)
+        if shared in self.finished:
+            self._step(trial, stage, self.finished[shared])
+            return
+        first = shared not in self.waiters
+        self.waiters[shared].append(trial)
+        if not first:
+            return
+        if len(self.inflight) < self.cap:
+            self._submit(stage, key, tool, params)
+        else:
+            self.ready.append((stage, key, tool, params))
+
+    def _submit(self, stage: str, key: tuple[int, str], tool: Tool, params: dict[str, str]) -> None:
+        try:
+            pending = tool_execute_submit(
+                tool=tool,
+                params=params,
+                mode=self.params["mode"],
+                sandbox_origin=self.params["sandbox_origin"] or None,
+                source_kind=TRIAL_SOURCE_KIND,
+                source_id=str(self.worker.run.pk),
+                expect_records=stage != _SOURCE,
+            )
+        except ToolExecutionError as exc:
+            # The call cannot be made as asked (e.g. live mode without a key): the trials waiting are skipped.
+            for trial in self.waiters.pop((stage, key)):
+                trial.values["error"] = str(exc)
+                if stage == _CONTROL:
+                    trial.control_outcome = (P.SKIPPED, "executor.refused")
+                else:
+                    trial.outcome = (P.SKIPPED, "executor.refused")
+                self.settled.append(trial)
+            return
+        self.inflight[pending.future] = (stage, key, pending)
+
+    def _deliver(self, stage: str, key: tuple[int, str], execution: Execution) -> None:
+        if not (execution.result.error_class or "").startswith("env."):
+            self.finished[(stage, key)] = execution  # a transient failure is not shared: it is asked again
+        for trial in self.waiters.pop((stage, key)):
+            self._step(trial, stage, execution)
+
+    def _step(self, trial: _Trial, stage: str, execution: Execution) -> None:
+        if stage == _SOURCE:
+            self._advance(trial, _TARGET, self.worker.after_source(trial, execution))
+        elif stage == _TARGET:
+            self._advance(trial, _CONTROL, self.worker.after_target(trial, execution))
+        else:
+            self.worker.after_control(trial, execution)
+            self._settle(trial)
+
+    def _settle(self, trial: _Trial) -> None:
+        """A trial that a transient fault spoiled (after the executor's own retries) is run again whole, with
+        the same draws, up to ENV_RETRIES times; only then does it count as environmental. So faults leave
+        the round, and with it the run, as it would have been without them."""
+        spoiled = P.ENVIRONMENTAL in ((trial.outcome or ("",))[0], (trial.control_outcome or ("",))[0])
+        if spoiled and trial.retries < ENV_RETRIES:
+            self.queue.append(_Trial(trial.edge, trial.number, trial.with_control, trial.attempt, trial.retries + 1))
+            return
+        self.settled.append(trial)
+
+    def _store(self) -> None:
+        for trial in self.settled:
+            _store_trial(self.worker.run, trial, self.worker.policy)
+        self.settled.clear()
+
+
 def _call_key(tool: Tool, params: dict[str, str]) -> tuple[int, str]:
     return tool.pk, repr(sorted(params.items()))
 
@@ -855,7 +970,7 @@ def _trial_row(run: VerificationRun, trial: _Trial, kind: str, outcome: tuple[st
     values["source_params"] = trial.source_params
     values["target_params"] = trial.target_params if main else trial.control_params
     if not main:
-        values["bound"] = {k: v for k, v in trial.control_params.items() if k in trial.binding.bound}
+        values["bound"] = trial.control_bound
     da, db = _deltas(kind, outcome[0], policy)
     return EdgeTrial(
         edge=trial.edge,

@@ -291,6 +291,7 @@ def _generate(tools, config, retriever, progress) -> list[Candidate]:
     index = _Index(tools, targets, config)
     scorer = _Scorer(config, retriever)
     provider_of = [tool.provider for tool in tools]
+    axes = _axes(tools)
     best: dict[int, _TargetBest] = {}
     by_tool: dict[int, list[int]] = defaultdict(list)
     for s_index, source in enumerate(sources):
@@ -304,6 +305,10 @@ def _generate(tools, config, retriever, progress) -> list[Candidate]:
             for t_index in partners:
                 target = targets[t_index]
                 if target.tool == source.tool:
+                    continue
+                # An easting never fills a northing: both sides are coordinates and their axes differ.
+                axis = axes.get((source.tool, source.name, False))
+                if axis and axes.get((target.tool, target.name, True), axis) != axis:
                     continue
                 kept = best.get(t_index)
                 if kept is None:
@@ -459,6 +464,19 @@ def _diverse(ranked: list[Candidate], config: MatchConfig, provider_of: dict) ->
         if len(kept) >= config.per_target:
             break
     return kept
+
+
+def _axes(tools: Sequence[ToolInfo]) -> dict[tuple[int, str, bool], str]:
+    """(tool index, field path or parameter name, is a parameter) -> "x" or "y" for members of coordinate pairs.
+    A value passed through no projection keeps its axis: tmX -> tmY is a swap, never a link, however lenient
+    the target (AirKorea answers the nearest stations for any point)."""
+    axes: dict[tuple[int, str, bool], str] = {}
+    for index, tool in enumerate(tools):
+        for of_params in (False, True):
+            for pair, _ in _pairs(tool, of_params=of_params):
+                axes[(index, pair.x, of_params)] = "x"
+                axes[(index, pair.y, of_params)] = "y"
+    return axes
 
 
 def _pairs(tool: ToolInfo, *, of_params: bool) -> list[tuple[CoordPair, str]]:

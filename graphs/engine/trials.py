@@ -29,35 +29,100 @@ UNINFORMATIVE = "control.uninformative"
 MAX_ENUM_VARIANTS = 6
 
 
+ITEM = "[]."  # "businesses[].b_no": field b_no of the items of the array parameter businesses
+
+
+def _object_items(prop: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The item schema of an array-of-objects property (NTS validate's businesses), else None."""
+    items = prop.get("items") if prop.get("type") == "array" else None
+    return items if isinstance(items, Mapping) and isinstance(items.get("properties"), Mapping) else None
+
+
+def _param_info(name: str, prop: Mapping[str, Any], required: bool) -> ParamInfo:
+    examples = []
+    for key in ("example", "default"):
+        value = prop.get(key)
+        if isinstance(value, list):
+            examples.extend(str(v) for v in value if not isinstance(v, list | dict))
+        elif value not in (None, "") and not isinstance(value, dict):
+            examples.append(str(value))
+    item_example = (prop.get("items") or {}).get("example") if prop.get("type") == "array" else None
+    if item_example not in (None, "") and not isinstance(item_example, list | dict):
+        examples.append(str(item_example))
+    examples.extend(str(v) for v in prop.get("enum") or ())
+    return ParamInfo(
+        name=name,
+        required=required,
+        description=str(prop.get("description") or ""),
+        examples=tuple(dict.fromkeys(examples)),
+    )
+
+
 def param_infos(schema: Mapping[str, Any]) -> list[ParamInfo]:
-    """ParamInfo for each property of a tool's JSON Schema: example, default and enum values as examples."""
+    """ParamInfo for each property of a tool's JSON Schema: example, default and enum values as examples. The
+    fields of an array-of-objects property are parameters of their own ("businesses[].b_no"), required when
+    both the array and the field are."""
     required = set(schema.get("required") or ())
     infos = []
     for name, prop in (schema.get("properties") or {}).items():
         prop = prop if isinstance(prop, dict) else {}
-        examples = []
-        for key in ("example", "default"):
-            if prop.get(key) not in (None, ""):
-                examples.append(str(prop[key]))
-        examples.extend(str(v) for v in prop.get("enum") or ())
-        infos.append(
-            ParamInfo(
-                name=name,
-                required=name in required,
-                description=str(prop.get("description") or ""),
-                examples=tuple(dict.fromkeys(examples)),
-            )
-        )
+        items = _object_items(prop)
+        if items is None:
+            infos.append(_param_info(name, prop, name in required))
+            continue
+        item_required = set(items.get("required") or ())
+        for child, child_prop in items["properties"].items():
+            child_prop = child_prop if isinstance(child_prop, dict) else {}
+            infos.append(_param_info(f"{name}{ITEM}{child}", child_prop, name in required and child in item_required))
     return infos
 
 
-def _example(schema_prop: Mapping[str, Any]) -> str | None:
+def required_names(schema: Mapping[str, Any]) -> set[str]:
+    """Names of the required parameters, fields of required array items included."""
+    return {info.name for info in param_infos(schema) if info.required}
+
+
+def param_enum(schema: Mapping[str, Any], name: str) -> tuple[Any, ...]:
+    """The allowed values of a parameter (or of an item field "parent[].field"); () when it has no enum."""
+    props = schema.get("properties") or {}
+    parent, _, child = name.partition(ITEM)
+    prop = props.get(parent) or {}
+    if child:
+        prop = ((_object_items(prop) or {}).get("properties") or {}).get(child) or {}
+    return tuple(prop.get("enum") or ())
+
+
+def _example(schema_prop: Mapping[str, Any]) -> Any:
+    """The property's example (else default, else first enum value): text, or a JSON list/object as given
+    (an array parameter such as NTS's b_no takes ["2208162517"], not its printed form). An array of objects
+    without an example of its own gets one item made of its fields' examples."""
     for key in ("example", "default"):
         value = schema_prop.get(key)
         if value not in (None, ""):
-            return str(value)
+            return value if isinstance(value, list | dict) else str(value)
     enum = schema_prop.get("enum") or ()
-    return str(enum[0]) if enum else None
+    if enum:
+        return str(enum[0])
+    item = _item(schema_prop, {})
+    return [item] if item is not None else None
+
+
+def _item(prop: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str, Any] | None:
+    """One item of an array-of-objects parameter: the given fields, then examples for the other fields that
+    have one; None when a required field has neither (or the parameter is not such an array)."""
+    items = _object_items(prop)
+    if items is None:
+        return None
+    item = dict(given)
+    for child, child_prop in items["properties"].items():
+        if child in item:
+            continue
+        value = _example(child_prop if isinstance(child_prop, dict) else {})
+        if value is not None:
+            item[child] = value
+        elif child in (items.get("required") or ()):
+            return None
+    return item
 
 
 def example_params(schema: Mapping[str, Any], *, required_only: bool) -> dict[str, str] | None:
@@ -85,7 +150,7 @@ def source_inputs(schema: Mapping[str, Any], recorded: Iterable[Mapping[str, Any
     def add(params: Mapping[str, Any] | None) -> None:
         if params is None:
             return
-        clean = {str(k): str(v) for k, v in params.items() if v not in (None, "")}
+        clean = {str(k): v if isinstance(v, list | dict) else str(v) for k, v in params.items() if v not in (None, "")}
         if clean not in pool:
             pool.append(clean)
 
@@ -166,14 +231,28 @@ def bind(
 
 
 def target_params(
-    schema: Mapping[str, Any], bound: Mapping[str, str], siblings: Mapping[str, str]
-) -> dict[str, str] | str:
+    schema: Mapping[str, Any], bound: Mapping[str, Any], siblings: Mapping[str, Any]
+) -> dict[str, Any] | str:
     """The target's parameters: bound values, then siblings from the same record, then required examples.
+    Item fields ("businesses[].b_no") are gathered into one item of their array, its other fields from examples.
 
     Returns MISSING_REQUIRED when a required parameter has none of these.
     """
     props = schema.get("properties") or {}
-    params = dict(bound)
+    params: dict[str, Any] = {}
+    items: dict[str, dict[str, Any]] = {}
+    for source in (bound, siblings):
+        for name, value in source.items():
+            parent, _, child = name.partition(ITEM)
+            if child:
+                items.setdefault(parent, {}).setdefault(child, value)
+            elif source is bound:
+                params[name] = value
+    for parent, given in items.items():
+        item = _item(props.get(parent) or {}, given)
+        if item is None:
+            return MISSING_REQUIRED
+        params[parent] = [item]
     for name in schema.get("required") or ():
         if name in params:
             continue
@@ -184,11 +263,22 @@ def target_params(
         if value is None:
             return MISSING_REQUIRED
         params[name] = value
+    for name, value in bound.items():
+        # One value bound into an array parameter (NTS status's b_no) is sent as a one-item array.
+        if (props.get(name) or {}).get("type") == "array" and not isinstance(value, list):
+            params[name] = [value]
     return params
 
 
-def perturb(value: str, rng: random.Random) -> str:
-    """A value of the same shape that should not match: other digits, a shifted number, changed letters."""
+def perturb(value: Any, rng: random.Random, choices: Sequence[Any] = ()) -> Any:
+    """A value of the same shape that should not match: another of the parameter's allowed values when it has
+    an enum (a 0/1 flag becomes the other flag, not an invalid 2), else other digits, a shifted number,
+    changed letters; each item of a list."""
+    if isinstance(value, list):
+        return [perturb(item, rng, choices) for item in value]
+    others = [str(c) for c in choices if str(c) != str(value)]
+    if others:
+        return others[rng.randrange(len(others))]
     text = str(value)
     stripped = text.strip()
     if stripped.isdigit():

@@ -99,7 +99,7 @@ def test_starting_a_run_creates_the_run_and_its_job(api_clients, reviewer_api, g
         data={"params": {"rounds": 2, "edge_ids": [graph_data.proposed.pk]}},
     )
     run = VerificationRun.objects.exclude(pk=graph_data.run.pk).order_by("id").first()
-    assert run.params["rounds"] == 2 and run.params["batch_size"] == 64 and run.params["seed"] == run.pk
+    assert run.params["rounds"] == 2 and run.params["batch_size"] == 256 and run.params["seed"] == run.pk
     assert run.job.kind == "edge.verify" and run.job.params == {"run_id": run.pk}
 
     bad = reviewer_api.post("/api/v1/edge-runs/", {"params": {"rounds": 0}}, format="json")

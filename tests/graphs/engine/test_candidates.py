@@ -86,6 +86,25 @@ def test_it_pairs_coordinates_and_projects_between_frames():
     assert pair.transform == "project:utmk:kma" and pair.signals["shape"] == 1.0
 
 
+def test_an_easting_never_fills_a_northing():
+    # Korea TM in, Korea TM out: tmX -> tmX is a link, tmX -> tmY a swap (AirKorea would still answer).
+    tm_source = ToolInfo(
+        id="tm",
+        name="get_tm_stdr_crdnt",
+        provider="airkorea",
+        fields=(FieldInfo("tmX", "TM X 좌표", ("198056.0",)), FieldInfo("tmY", "TM Y 좌표", ("451853.8",))),
+    )
+    nearby = ToolInfo(
+        id="nearby",
+        name="get_nearby_msrstn_list",
+        provider="airkorea",
+        params=(ParamInfo("tmX", True, "TM X 좌표", ("198056.0",)), ParamInfo("tmY", True, "TM Y 좌표", ("451853.8",))),
+    )
+    found = by_key(generate_candidates([tm_source, nearby]))
+    assert ("tm", "tmX", "nearby", "tmX") in found and ("tm", "tmY", "nearby", "tmY") in found
+    assert ("tm", "tmX", "nearby", "tmY") not in found and ("tm", "tmY", "nearby", "tmX") not in found
+
+
 def test_a_target_keeps_its_best_candidates_with_at_most_three_from_one_provider():
     sources = [trades(tool_id=f"molit{i}", provider="molit") for i in range(6)] + [regions()]
     target = ToolInfo(

@@ -74,3 +74,60 @@ def test_outcome_classes():
     assert TR.control_outcome(TR.fingerprint(same), True, None, same) == (STRUCTURAL, TR.UNINFORMATIVE)
     assert TR.control_outcome(TR.fingerprint(same), True, None, [{"a": 2}]) == (SUCCESS, "")
     assert TR.control_outcome(TR.fingerprint(same), False, "struct.no_data", []) == (SUCCESS, "")
+
+
+NTS_STATUS = {
+    "properties": {"b_no": {"type": "array", "example": ["2208162517"], "items": {"type": "string"}}},
+    "required": ["b_no"],
+}
+
+
+def test_an_array_example_stays_an_array_and_a_bound_value_becomes_a_one_item_array():
+    # NTS's status takes {"b_no": ["2208162517"]}; the printed form "['2208162517']" is a malformed request.
+    assert TR.example_params(NTS_STATUS, required_only=True) == {"b_no": ["2208162517"]}
+    assert TR.source_inputs(NTS_STATUS) == [{"b_no": ["2208162517"]}]
+    assert TR.target_params(NTS_STATUS, {"b_no": "1048175237"}, {}) == {"b_no": ["1048175237"]}
+
+
+def test_a_control_value_of_an_enum_parameter_is_another_allowed_value():
+    # Juso's udrtYn takes 0 or 1: a control of "0" must ask for "1", not the invalid "5" the server rejects.
+    assert {TR.perturb("0", rng_for("c", i), ("0", "1")) for i in range(10)} == {"1"}
+    assert TR.perturb(["0", "1"], rng_for("c"), ("0", "1")) == ["1", "0"]
+    assert TR.perturb("0", rng_for("c"), ("0",)) != "0"  # no other allowed value: the shape rule
+
+
+NTS_VALIDATE = {
+    "properties": {
+        "businesses": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "b_no": {"type": "string", "example": "2208162517"},
+                    "start_dt": {"type": "string", "example": "20200131"},
+                    "p_nm": {"type": "string", "example": "홍길동"},
+                    "b_nm": {"type": "string"},
+                },
+                "required": ["b_no", "start_dt", "p_nm"],
+            },
+        }
+    },
+    "required": ["businesses"],
+}
+
+
+def test_the_fields_of_an_array_of_objects_are_parameters_and_a_binding_fills_one_item():
+    infos = {info.name: info for info in TR.param_infos(NTS_VALIDATE)}
+    assert set(infos) == {"businesses[].b_no", "businesses[].start_dt", "businesses[].p_nm", "businesses[].b_nm"}
+    assert infos["businesses[].b_no"].required and not infos["businesses[].b_nm"].required
+    assert TR.required_names(NTS_VALIDATE) == {"businesses[].b_no", "businesses[].start_dt", "businesses[].p_nm"}
+    # status.b_no -> validate: the bound number with the other required fields from their examples.
+    params = TR.target_params(NTS_VALIDATE, {"businesses[].b_no": "1048175237"}, {})
+    assert params == {"businesses": [{"b_no": "1048175237", "start_dt": "20200131", "p_nm": "홍길동"}]}
+    # As a source, validate is tried with one item made of the examples.
+    assert TR.example_params(NTS_VALIDATE, required_only=True) == {
+        "businesses": [{"b_no": "2208162517", "start_dt": "20200131", "p_nm": "홍길동"}]
+    }
+    no_example = {"properties": {"rows": {"type": "array", "items": {"type": "object", "properties": {"id": {}},
+                  "required": ["id"]}}}, "required": ["rows"]}  # fmt: skip
+    assert TR.target_params(no_example, {}, {}) == TR.MISSING_REQUIRED
