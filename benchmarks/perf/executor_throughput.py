@@ -39,12 +39,14 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(kind: str, latency_ms: float) -> tuple[subprocess.Popen, str]:
+def start_server(kind: str, latency_ms: float, *, warm: bool = False) -> tuple[subprocess.Popen, str]:
+    """The standalone sandbox (warm: every lazily built world piece built before it listens) or the fixture
+    server, on a free port, once it answers."""
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     if kind == "sandbox":
         env["KOPA_SANDBOX_LATENCY_MS"] = str(latency_ms)
-        command = [sys.executable, "-m", "apis.sandbox.server", "--port", str(port)]
+        command = [sys.executable, "-m", "apis.sandbox.server", "--port", str(port), *(["--warm"] if warm else [])]
         probe = f"http://127.0.0.1:{port}/sandbox/"
     else:
         command = [
@@ -58,7 +60,7 @@ def start_server(kind: str, latency_ms: float) -> tuple[subprocess.Popen, str]:
         ]
         probe = f"http://127.0.0.1:{port}/"
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"the {kind} server exited: {process.stderr.read().decode()[-2000:]}")
@@ -68,7 +70,7 @@ def start_server(kind: str, latency_ms: float) -> tuple[subprocess.Popen, str]:
         except httpx.HTTPError:
             time.sleep(0.2)
     process.terminate()
-    raise RuntimeError(f"the {kind} server did not answer within 60 s")
+    raise RuntimeError(f"the {kind} server did not answer within 180 s")
 
 
 def benchmark_tool(kind: str) -> tuple[ToolSpec, str]:
