@@ -9,7 +9,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from apis.sandbox.config import SandboxConfig
-from apis.sandbox.server import serve
+from apis.sandbox.server import serve, warm_up
 
 
 class Command(BaseCommand):
@@ -20,9 +20,14 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", type=int, default=8765)
+        parser.add_argument(
+            "--warm", action="store_true", help="build every lazily built world piece before listening (~25 s)"
+        )
 
-    def handle(self, *args, host: str, port: int, **options):
+    def handle(self, *args, host: str, port: int, warm: bool = False, **options):
         config = SandboxConfig.from_mapping(getattr(settings, "SANDBOX", None))
+        if warm:
+            self.stdout.write(f"warmed in {warm_up(config):.1f} s")
         self.stdout.write(f"KOPA sandbox on http://{host}:{port}/sandbox/ (clock {config.now.isoformat()})")
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(serve(config, host, port))
