@@ -118,6 +118,21 @@ class ModelEntry(models.Model):
         max_length=40, blank=True, default="hermes", help_text="vLLM parser: hermes (Qwen2.5/3), qwen3_coder (3.5)."
     )
     chat_template = models.CharField(max_length=60, blank=True, help_text='Chat template family, e.g. "qwen3".')
+    family = models.CharField(
+        max_length=100, blank=True, help_text='Model family, e.g. "Qwen3.5"; groups base and tuned.'
+    )
+    base_model = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="tuned_models",
+        help_text="The entry this model was fine-tuned from; empty for a base model.",
+    )
+    # An id, not a foreign key: training depends on benchmarks, never the other way round.
+    tuned_from_run = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Id of the training run (training.TrainingRun) that produced this checkpoint."
+    )
     extra_body = models.JSONField(
         default=dict, blank=True, help_text='Merged into each request, e.g. {"chat_template_kwargs": {...}}.'
     )
@@ -139,6 +154,10 @@ class ModelEntry(models.Model):
     @property
     def endpoint(self) -> str:
         return self.base_url or self.checkpoint
+
+    @property
+    def is_tuned(self) -> bool:
+        return self.base_model_id is not None or self.tuned_from_run is not None
 
 
 class EvalRun(models.Model):

@@ -854,15 +854,17 @@ class _Pipeline:
         try:
             while self.queue or self.ready or self.inflight:
                 self.worker.reporter.check_cancelled()
+                self._fill()
+                done: set = set()
+                if self.inflight:
+                    # Waiting holds no transaction: SQLite's write lock stays free for heartbeats and pages.
+                    done, _ = concurrent.futures.wait(
+                        list(self.inflight), timeout=5.0, return_when=concurrent.futures.FIRST_COMPLETED
+                    )
                 with transaction.atomic():
-                    self._fill()
-                    if self.inflight:
-                        done, _ = concurrent.futures.wait(
-                            list(self.inflight), timeout=5.0, return_when=concurrent.futures.FIRST_COMPLETED
-                        )
-                        for future in done:
-                            stage, key, pending = self.inflight.pop(future)
-                            self._deliver(stage, key, pending.result())
+                    for future in done:
+                        stage, key, pending = self.inflight.pop(future)
+                        self._deliver(stage, key, pending.result())
                     self._store()
         finally:
             # Cancelled or failed: what is in flight still finishes and is logged, as every call must be.

@@ -76,6 +76,17 @@ def _verdicts() -> dict[int, str]:
     return dict(CandidateEdge.objects.values_list("pk", "status"))
 
 
+def _trial_log() -> dict[int, list[tuple]]:
+    """Each edge's trials as (round, kind, outcome, failure class, bound values, source inputs), to explain a
+    verdict that moved."""
+    log: dict[int, list[tuple]] = {}
+    for edge, *row, values in EdgeTrial.objects.order_by("seq").values_list(
+        "edge", "round", "kind", "outcome", "failure_class", "values"
+    ):
+        log.setdefault(edge, []).append((*row, values.get("bound"), values.get("source_params")))
+    return log
+
+
 def _wipe() -> None:
     """Back to the state before any run: no trials, no calls, every edge proposed with its prior."""
     EdgeTrial.objects.all().delete()
@@ -130,12 +141,19 @@ def test_a_run_over_the_bundled_catalog_verifies_the_documented_chains_and_survi
     assert edge.beta == pytest.approx(edge.prior_beta + sum(t.beta_delta for t in trials))
 
     # The same run again with 20% of the sandbox's answers a 5xx, a quota error, a malformed body or a reset.
+    clean_trials = _trial_log()
     _wipe()
     settings.KOPA_EXECUTOR = {**settings.KOPA_EXECUTOR, "sandbox_headers": FAULTS}
     faulty = _run()
 
-    changed = {str(e): (verdicts[e.pk], e.status) for e in CandidateEdge.objects.all() if e.status != verdicts[e.pk]}
-    assert not changed, f"verdicts moved by transient faults: {changed}"
+    changed = {
+        e.pk: (str(e), verdicts[e.pk], e.status) for e in CandidateEdge.objects.all() if e.status != verdicts[e.pk]
+    }
+    faulty_trials = _trial_log()
+    assert not changed, "verdicts moved by transient faults: " + "\n".join(
+        f"{name}: {before} -> {after}\n  clean:  {clean_trials.get(pk)}\n  faulty: {faulty_trials.get(pk)}"
+        for pk, (name, before, after) in changed.items()
+    )
     retried = ApiCall.objects.filter(source_kind="edge_trial", attempts__gt=1).count()
     assert retried / ApiCall.objects.filter(source_kind="edge_trial").count() > 0.1, "the faults reached the executor"
     # A residual environmental failure (after retries and reruns) moves beta by w_e only.
