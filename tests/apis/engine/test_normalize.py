@@ -23,6 +23,13 @@ CASES = [
     ("datagokr_xml_list.xml", 200, True, None, "00", 3, 3),
     ("datagokr_xml_empty.xml", 200, True, None, "00", 0, 0),
     ("kma_nodata.json", 200, True, None, "03", 0, None),
+    ("datagokr_xml_bare_item.xml", 200, True, None, "00", 1, None),
+    ("datagokr_xml_bare_items.xml", 200, True, None, "00", 2, None),
+    ("datagokr_json_bare_item.json", 200, True, None, "00", 1, None),
+    ("datagokr_json_bare_items.json", 200, True, None, "00", 2, 2),
+    ("datagokr_json_items_empty_string.json", 200, True, None, "00", 0, 0),
+    ("datagokr_json_single_item_string_counts.json", 200, True, None, "00", 1, 1),
+    ("datagokr_xml_single_item_string_counts.xml", 200, True, None, "00", 1, 1),
     ("gateway_variant_a.xml", 200, False, E.STRUCT_AUTH, "30", 0, None),
     ("gateway_variant_b.xml", 200, False, E.STRUCT_AUTH, "30", 0, None),
     ("gateway_variant_b.json", 403, False, E.STRUCT_AUTH, "30", 0, None),
@@ -263,3 +270,31 @@ def test_it_redacts_the_key_from_raw():
     assert "abc" not in result.raw
     assert result.raw.count("***") == 2
     assert result.result_msg == "key *** is bad: ***"
+
+
+def test_it_reads_an_item_straight_under_body_with_no_items_wrapper_or_counts():
+    """A real transit answer: one <item> directly in <body>, no <items>, no totalCount."""
+    result = normalize(fixture_bytes("datagokr_xml_bare_item.xml"), expect_records=True)
+    assert result.ok
+    assert result.records == [
+        {
+            "arrprevstationcnt": "3",
+            "arrtime": "412",
+            "nodeid": "DJB8001793",
+            "nodenm": "대전역",
+            "routeid": "DJB30300002",
+            "routeno": "102",
+            "routetp": "간선버스",
+            "vehicletp": "저상버스",
+        }
+    ]
+    assert result.total_count is None
+    json_result = normalize(fixture_bytes("datagokr_json_bare_item.json"))
+    assert json_result.records == [{"nodeid": "DJB8001793", "nodenm": "대전역", "routeno": 102, "arrtime": 412}]
+
+
+def test_it_reads_string_counts_around_a_single_item_in_both_formats():
+    for name in ("datagokr_json_single_item_string_counts.json", "datagokr_xml_single_item_string_counts.xml"):
+        result = normalize(fixture_bytes(name))
+        assert result.records[0]["stationName"] == "종로구"
+        assert (result.total_count, result.page["has_more"]) == (1, False)
