@@ -60,7 +60,7 @@ TRACEBACK_LIMIT = 20_000
 WRITE_INTERVAL = 0.5
 CANCEL_POLL_INTERVAL = 1.0
 LOG_LEVELS = ("debug", "info", "warning", "error")
-BUILTIN_MODULES = ("kopa_site.diagnostics",)
+BUILTIN_MODULES = ("kopa_site.diagnostics", "kopa_site.pipeline")
 _KIND_NAME = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
 
 

@@ -535,10 +535,8 @@ def _read_standard(doc: Mapping) -> _Reading | None:
     if not header and not body:
         return None
     meaning = _portal_meaning(code, msg)
-    if "items" in body:
-        records = _unwrap_items(body.get("items"))
-    else:  # <item> straight under <body>, one or many, with no <items> wrapper (seen in TAGO's arrivals)
-        records = _as_list(body.get("item"))
+    # Without an <items> wrapper, <item> may sit straight under <body>, one or many (seen in TAGO's arrivals).
+    records = _unwrap_items(body.get("items")) if "items" in body else _as_list(body.get("item"))
     return _Reading(
         "datagokr",
         code=code,
