@@ -1,0 +1,84 @@
+"""After the main job, every page it prints opens for every demo role in a real browser: no server error,
+Korean text rendered, nothing wider than a phone at 390 px. Screenshots land in var/screenshots/tour/
+(the README's tour is taken from them: KOPA_TOUR_DIR=docs/screenshots keeps them there instead)."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.urls import reverse
+
+from kopa_site.management.commands.pipeline import LINKS
+from kopa_site.pipeline import PipelineOptions, pipeline_run
+from tests.support.browser import log_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+HANGUL = re.compile(r"[\uac00-\ud7a3]")
+ROLES = ("annotator", "reviewer", "admin")
+PASSWORD = "kopa-demo"
+# Pages that show synthesized or catalogued Korean data once the job has run.
+KOREAN_PAGES = {"Review queue", "EDGE graph"}
+
+
+def _tour_dir() -> Path:
+    folder = Path(os.environ.get("KOPA_TOUR_DIR") or Path(settings.VAR_DIR) / "screenshots" / "tour")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _page_width(page) -> int:
+    return page.evaluate("Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)")
+
+
+def test_every_page_the_main_job_prints_opens_for_every_role(live_server, sandbox_server_url, monkeypatch, request):
+    monkeypatch.setenv("KOPA_DEMO_PASSWORD", PASSWORD)
+    report = pipeline_run(
+        options=PipelineOptions(
+            trajectories=6, verify_rounds=3, sandbox_origin=sandbox_server_url, tasks=["wx-001", "hl-001"]
+        ),
+        progress=lambda *a: None,
+        log=lambda line: None,
+    )
+    assert all(step.status == "done" for step in report.steps)
+    # Only now: Playwright's event loop in this thread would refuse the job's own async calls.
+    chromium = request.getfixturevalue("chromium")
+    folder = _tour_dir()
+    links = [(label, reverse(name)) for label, name in LINKS]
+    problems: list[str] = []
+    for role in ROLES:
+        context = chromium.new_context(viewport={"width": 1280, "height": 900}, locale="ko-KR")
+        page = context.new_page()
+        page.set_default_timeout(20_000)
+        log_in(page, live_server.url, role, PASSWORD)
+        for label, path in links:
+            response = page.goto(f"{live_server.url}{path}")
+            page.wait_for_load_state("networkidle")
+            status = response.status if response else 0
+            if status >= 500:
+                problems.append(f"{role} {path}: HTTP {status}")
+                continue
+            if status >= 400 and not (status == 403 and label == "Admin" and role != "admin"):
+                problems.append(f"{role} {path}: HTTP {status}")
+            text = page.inner_text("body")
+            if label in KOREAN_PAGES and not HANGUL.search(text):
+                problems.append(f"{role} {path}: no Korean text")
+            if role == "admin":
+                slug = re.sub(r"[^a-z]+", "-", label.lower()).strip("-")
+                page.screenshot(path=str(folder / f"{slug}.png"))
+        # The same pages on a phone: nothing may scroll sideways.
+        page.set_viewport_size({"width": 390, "height": 844})
+        for label, path in links:
+            if label in ("Admin", "API docs"):
+                continue  # Django's admin and Swagger UI keep their own layouts
+            page.goto(f"{live_server.url}{path}")
+            page.wait_for_load_state("networkidle")
+            width = _page_width(page)
+            if width > 390:
+                problems.append(f"{role} {path}: {width} px wide at 390 px")
+        context.close()
+    assert not problems, "\n".join(problems)
