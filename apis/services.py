@@ -46,7 +46,8 @@ from apis.engine.executor import (
 from apis.engine.function_schema import build_toolset, tool_identity
 from apis.engine.model import Problem, ServiceSpec, ToolSpec
 from apis.engine.normalize import NormalizedResult, failure
-from apis.engine.spec_import import SpecSourceError, convert, diff_tools, load_document
+from apis.engine.outbound import OutboundPolicy, OutboundRefused, check_url
+from apis.engine.spec_import import SpecLimits, SpecSourceError, convert, diff_tools, load_document
 from apis.models import ApiCall, ApiService, Credential, Provider, Tool
 from apis.sandbox.config import SandboxConfig
 
@@ -183,12 +184,53 @@ class _ParsedSpec:
     warnings: list[Problem]
 
 
-def _parse_spec(source: Any, *, label: str, transport=None, source_url: str | None = None) -> _ParsedSpec:
+def outbound_policy() -> OutboundPolicy:
+    """What fetches on a user's behalf may reach (settings.KOPA_OUTBOUND; docs/security.md)."""
+    config = getattr(settings, "KOPA_OUTBOUND", {}) or {}
+    return OutboundPolicy(
+        allow=tuple(config.get("allow", ())),
+        max_bytes=int(config.get("max_bytes", 5_000_000)),
+        total_timeout_s=float(config.get("total_timeout_s", 30.0)),
+        max_redirects=int(config.get("max_redirects", 5)),
+    )
+
+
+def spec_limits() -> SpecLimits:
+    config = getattr(settings, "KOPA_OUTBOUND", {}) or {}
+    defaults = SpecLimits()
+    return SpecLimits(
+        max_bytes=int(config.get("max_bytes", defaults.max_bytes)),
+        max_nodes=int(config.get("spec_max_nodes", defaults.max_nodes)),
+        max_depth=int(config.get("spec_max_depth", defaults.max_depth)),
+        max_expanded_nodes=int(config.get("spec_max_expanded_nodes", defaults.max_expanded_nodes)),
+    )
+
+
+def outbound_check_url(url: str) -> None:
+    """Refuse (CatalogError) a URL that the outbound rules would not let a fetch reach: scheme, then every
+    address its host resolves to. For endpoints stored now and called later (model entries)."""
     try:
-        document, origin = load_document(source, transport=transport, source_url=source_url)
+        check_url(url, outbound_policy())
+    except OutboundRefused as error:
+        raise CatalogError(str(error)) from None
+
+
+def _parse_spec(
+    source: Any, *, label: str, transport=None, source_url: str | None = None, text_only: bool = False
+) -> _ParsedSpec:
+    limits = spec_limits()
+    try:
+        document, origin = load_document(
+            source,
+            transport=transport,
+            source_url=source_url,
+            text_only=text_only,
+            policy=outbound_policy(),
+            limits=limits,
+        )
     except SpecSourceError as error:
         raise SpecImportError([(label, p) for p in error.problems]) from None
-    result = convert(document, origin=origin)
+    result = convert(document, origin=origin, limits=limits)
     if not result.ok:
         raise SpecImportError([(label, p) for p in result.problems])
     if not result.services:
@@ -232,7 +274,8 @@ def catalog_import(
     elif path is not None:
         parsed = _parse_spec(Path(path), label=Path(path).name, transport=transport)
     else:
-        parsed = _parse_spec(spec, label="", transport=transport, source_url="text")
+        # Text only: a one-line string is never read as a server path or fetched as a URL.
+        parsed = _parse_spec(spec, label="", transport=transport, source_url="text", text_only=True)
     if base_url and len(parsed.services) != 1:
         raise CatalogError("base_url can only override a spec that describes exactly one service")
     return _write_specs([parsed], base_url=base_url, user=user)

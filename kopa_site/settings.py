@@ -211,6 +211,15 @@ KOPA_EXECUTOR = {
     # Response bodies up to this many bytes are kept (gzip) on ApiCall rows; larger ones by hash only.
     "body_cap_bytes": env_int("KOPA_APICALL_BODY_CAP", 2_000_000, minimum=0),
 }
+# Fetches on a user's behalf (spec import by URL) and model endpoints: http(s) to public addresses only,
+# checked after DNS resolution and on every redirect. KOPA_OUTBOUND_ALLOW lists host names, addresses or
+# CIDR networks also allowed (e.g. 127.0.0.1 for a local spec server, 10.0.0.0/8 for an internal GPU box).
+KOPA_OUTBOUND = {
+    "allow": env_list("KOPA_OUTBOUND_ALLOW", []),
+    "max_bytes": env_int("KOPA_OUTBOUND_MAX_BYTES", 5_000_000, minimum=1024),
+    "total_timeout_s": env_float("KOPA_OUTBOUND_TIMEOUT_S", 30.0),
+    "max_redirects": env_int("KOPA_OUTBOUND_MAX_REDIRECTS", 5, minimum=0),
+}
 # EDGE candidate proposals (graphs/, docs/edge.md): an OpenAI-compatible endpoint for the optional LLM
 # scorer/proposer and embeddings; empty: rules and the local TF-IDF retriever only.
 KOPA_EDGE = {
