@@ -14,6 +14,8 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from django.conf import settings
 
+from apis.engine.errors import Secret
+
 _INFO = b"kopa-console credential v1"
 
 
@@ -40,6 +42,11 @@ def _fernet_key() -> bytes:
 
 def encrypt(plaintext: str) -> str:
     return Fernet(_fernet_key()).encrypt(plaintext.encode("utf-8")).decode("ascii")
+
+
+def decrypt_secret(token: str) -> Secret:
+    """decrypt(), the key wrapped so that no frame or repr shows it (apis.engine.errors.Secret)."""
+    return Secret(decrypt(token))
 
 
 def decrypt(token: str) -> str:

@@ -254,6 +254,12 @@ REST_FRAMEWORK = {
         "rest_framework.filters.SearchFilter",
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Bounded nesting, finite numbers, valid Unicode: a hostile body is a 400, never a 500 (docs/security.md).
+    "DEFAULT_PARSER_CLASSES": [
+        "kopa_site.parsers.SafeJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_THROTTLE_RATES": {"jobs": env_str("KOPA_JOB_THROTTLE", "120/hour")},
 }
 
@@ -279,6 +285,10 @@ SPECTACULAR_SETTINGS = {
         "TrajectoryStatusEnum": "datasets.models.Trajectory.Status",
     },
 }
+
+# Error pages and error mails mask secrets in every frame, also with DEBUG on (kopa_site/exception_reporter.py).
+DEFAULT_EXCEPTION_REPORTER = "kopa_site.exception_reporter.KopaExceptionReporter"
+DEFAULT_EXCEPTION_REPORTER_FILTER = "kopa_site.exception_reporter.KopaExceptionReporterFilter"
 
 LOGGING = {
     "version": 1,

@@ -4,6 +4,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import viewsets
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 
 from kopa_site.api.serializers import SiteStatsSerializer
 from kopa_site.selectors import site_stats
@@ -24,6 +25,8 @@ class ObtainTokenView(ObtainAuthToken):
 
     Send it as `Authorization: Token <key>`; `manage.py drf_create_token USERNAME` prints it too.
     """
+
+    parser_classes = api_settings.DEFAULT_PARSER_CLASSES  # ObtainAuthToken names DRF's own JSON parser
 
     @extend_schema(auth=[], summary="Get your API token", tags=["auth"])
     def post(self, request, *args, **kwargs):
