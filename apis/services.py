@@ -32,7 +32,7 @@ from django.core.validators import URLValidator
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
-from apis.crypto import decrypt_secret, encrypt
+from apis.crypto import CredentialDecryptError, decrypt_secret, encrypt, rotate
 from apis.engine.drift import DriftReport, check_drift
 from apis.engine.errors import ERROR_CLASSES, EngineError, Secret, redact
 from apis.engine.executor import (
@@ -506,6 +506,31 @@ def credential_clear(*, provider: Provider, user=None) -> bool:
     if deleted:
         logger.info("service key for %s removed by %s", provider.code, getattr(user, "username", "system"))
     return bool(deleted)
+
+
+@dataclass(frozen=True)
+class RotationReport:
+    rotated: list[str]  # provider codes re-encrypted with the current key
+    unreadable: list[str]  # provider codes no configured key decrypts (set those keys again)
+
+
+@transaction.atomic
+def credential_rotate() -> RotationReport:
+    """Re-encrypt every stored service key with the current KOPA_CREDENTIAL_KEY (apis/crypto.py).
+
+    Keys are read with the current key or any in KOPA_CREDENTIAL_OLD_KEYS; one that none reads is left as it
+    is and reported. Afterwards the old keys can be dropped from the settings."""
+    rotated, unreadable = [], []
+    for credential in Credential.objects.select_related("provider").select_for_update().order_by("pk"):
+        try:
+            ciphertext = rotate(credential.ciphertext)
+        except CredentialDecryptError:
+            unreadable.append(credential.provider.code)
+            continue
+        Credential.objects.filter(pk=credential.pk).update(ciphertext=ciphertext)
+        rotated.append(credential.provider.code)
+    logger.info("service keys re-encrypted: %d; unreadable: %d", len(rotated), len(unreadable))
+    return RotationReport(rotated, unreadable)
 
 
 def _credential_key(provider: Provider) -> Secret | None:

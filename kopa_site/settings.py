@@ -20,14 +20,31 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("KOPA_VAR_DIR", str(BASE_DIR / "var")))
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 
-DEBUG = env_bool("DEBUG", True)
+# KOPA_ENV=production (what `./kopa serve` sets): DEBUG off, a real SECRET_KEY, HTTPS-only cookies, HSTS and
+# the SSL redirect; `manage.py check --deploy` is clean (docs/security.md). Development is the default.
+KOPA_ENV = env_choice("KOPA_ENV", ("development", "production"), "development")
+PRODUCTION = KOPA_ENV == "production"
+DEBUG = env_bool("DEBUG", not PRODUCTION)
+if PRODUCTION and DEBUG:
+    raise ConfigError("DEBUG", "must be off when KOPA_ENV=production (its error pages show settings and source)")
+DEV_SECRET_KEY = "kopa-dev-only-insecure-key-do-not-use-in-production"
+MIN_SECRET_KEY_LENGTH = 50
 SECRET_KEY = env_str("SECRET_KEY")
 if not SECRET_KEY:
     if not DEBUG:
         raise ConfigError("SECRET_KEY", "required when DEBUG is off (set a long random string)")
-    SECRET_KEY = "kopa-dev-only-insecure-key-do-not-use-in-production"
+    SECRET_KEY = DEV_SECRET_KEY
+elif not DEBUG and (SECRET_KEY == DEV_SECRET_KEY or SECRET_KEY.startswith("django-insecure")):
+    raise ConfigError("SECRET_KEY", "the public development key cannot be used with DEBUG off; set your own")
+if PRODUCTION and (len(SECRET_KEY) < MIN_SECRET_KEY_LENGTH or len(set(SECRET_KEY)) < 5):
+    raise ConfigError(
+        "SECRET_KEY",
+        f"at least {MIN_SECRET_KEY_LENGTH} random characters in production "
+        '(python -c "import secrets; print(secrets.token_urlsafe(50))")',
+    )
 
-ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
+_DEFAULT_HOSTS = ["localhost", "127.0.0.1", "[::1]"] + ([] if PRODUCTION else ["testserver"])
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", _DEFAULT_HOSTS)
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
@@ -60,7 +77,26 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "kopa_site.middleware.BadInputMiddleware",
 ]
+
+# Cookies and transport. Production: HTTPS only (served by `./kopa serve` with KOPA_TLS_CERT/KOPA_TLS_KEY, or
+# by a TLS proxy in front that sets X-Forwarded-Proto: then KOPA_PROXY_SSL_HEADER=1).
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = PRODUCTION
+SECURE_SSL_REDIRECT = env_bool("KOPA_SSL_REDIRECT", PRODUCTION)
+SECURE_HSTS_SECONDS = env_int("KOPA_HSTS_SECONDS", 31_536_000 if PRODUCTION else 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("KOPA_HSTS_INCLUDE_SUBDOMAINS", PRODUCTION)
+SECURE_HSTS_PRELOAD = env_bool("KOPA_HSTS_PRELOAD", PRODUCTION)
+if env_bool("KOPA_PROXY_SSL_HEADER", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# A login session lasts a working day by default, not Django's two weeks.
+SESSION_COOKIE_AGE = env_int("KOPA_SESSION_AGE_S", 12 * 3600, minimum=300)
 
 ROOT_URLCONF = "kopa_site.urls"
 WSGI_APPLICATION = "kopa_site.wsgi.application"
@@ -198,8 +234,17 @@ KOPA_SANDBOX_ORIGIN = env_str(
     "KOPA_SANDBOX_ORIGIN",
     f"http://{'127.0.0.1' if _SITE_HOST == '0.0.0.0' else _SITE_HOST}:{env_int('KOPA_PORT', 8000)}",
 )
-# Encrypts stored service keys (a Fernet key or a passphrase); empty: derived from SECRET_KEY.
+# Encrypts stored service keys (a Fernet key or a passphrase); empty: derived from SECRET_KEY. Required in
+# production, so rotating SECRET_KEY never loses the keys. KOPA_CREDENTIAL_OLD_KEYS: earlier keys, still read
+# until `manage.py credential_rotate` re-encrypts every stored key with the current one (docs/security.md).
 KOPA_CREDENTIAL_KEY = env_str("KOPA_CREDENTIAL_KEY", "")
+KOPA_CREDENTIAL_OLD_KEYS = env_list("KOPA_CREDENTIAL_OLD_KEYS", [])
+if PRODUCTION and len(KOPA_CREDENTIAL_KEY or "") < 32:
+    raise ConfigError(
+        "KOPA_CREDENTIAL_KEY",
+        "required in production: a Fernet key or a passphrase of at least 32 characters "
+        '(python -c "from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())")',
+    )
 KOPA_EXECUTOR = {
     "timeout_s": env_float("KOPA_EXECUTOR_TIMEOUT_S", 10.0),
     "max_attempts": env_int("KOPA_EXECUTOR_MAX_ATTEMPTS", 3, minimum=1),
