@@ -121,6 +121,14 @@ TEMPLATES = [
 DATABASES = {"default": database_config(env_str("DATABASE_URL"), sqlite_path=VAR_DIR / "kopa.sqlite3")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Failed sign-ins (login page, admin, token endpoint) per user name and per address in a window, and API
+# token lifetime (0: tokens never expire). kopa_site/auth.py.
+AUTHENTICATION_BACKENDS = ["kopa_site.auth.ThrottledModelBackend"]
+KOPA_LOGIN_FAILURES = env_int("KOPA_LOGIN_FAILURES", 10, minimum=1)
+KOPA_LOGIN_FAILURES_PER_ADDRESS = env_int("KOPA_LOGIN_FAILURES_PER_ADDRESS", 50, minimum=1)
+KOPA_LOGIN_WINDOW_S = env_int("KOPA_LOGIN_WINDOW_S", 900, minimum=1)
+KOPA_TOKEN_TTL_DAYS = env_float("KOPA_TOKEN_TTL_DAYS", 30.0)
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
@@ -287,7 +295,7 @@ REST_FRAMEWORK = {
     # Token first: DRF answers an anonymous request with the first class's challenge, so clients
     # get 401 + "WWW-Authenticate: Token" rather than a bare 403. Browsers still use the session.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "kopa_site.auth.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["kopa_site.permissions.RolePermission"],
@@ -305,7 +313,11 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
-    "DEFAULT_THROTTLE_RATES": {"jobs": env_str("KOPA_JOB_THROTTLE", "120/hour")},
+    "DEFAULT_THROTTLE_RATES": {
+        "jobs": env_str("KOPA_JOB_THROTTLE", "120/hour"),
+        # Token requests per address (anonymous) or user, failed or not; failures have their own limit below.
+        "auth": env_str("KOPA_AUTH_THROTTLE", "30/minute"),
+    },
 }
 
 SPECTACULAR_SETTINGS = {
