@@ -15,7 +15,9 @@ import gzip
 import hashlib
 import json
 import logging
+import math
 import os
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -27,12 +29,12 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.utils import timezone
 
-from apis.crypto import decrypt, encrypt
+from apis.crypto import CredentialDecryptError, decrypt_secret, encrypt, rotate
 from apis.engine.drift import DriftReport, check_drift
-from apis.engine.errors import ERROR_CLASSES, EngineError, redact
+from apis.engine.errors import ERROR_CLASSES, EngineError, Secret, redact
 from apis.engine.executor import (
     Executor,
     InMemoryCallStore,
@@ -46,9 +48,11 @@ from apis.engine.executor import (
 from apis.engine.function_schema import build_toolset, tool_identity
 from apis.engine.model import Problem, ServiceSpec, ToolSpec
 from apis.engine.normalize import NormalizedResult, failure
-from apis.engine.spec_import import SpecSourceError, convert, diff_tools, load_document
+from apis.engine.outbound import OutboundPolicy, OutboundRefused, check_url
+from apis.engine.spec_import import SpecLimits, SpecSourceError, convert, diff_tools, load_document
 from apis.models import ApiCall, ApiService, Credential, Provider, Tool
 from apis.sandbox.config import SandboxConfig
+from kopa_site.parsers import check_value
 
 logger = logging.getLogger(__name__)
 
@@ -85,6 +89,14 @@ class SpecImportError(CatalogError):
 
 class ToolExecutionError(CatalogError):
     """A call that could not be made as asked (bad mode, no key for live mode, an engine fault). Key-free text."""
+
+
+class ParamsInvalid(ToolExecutionError):
+    """Parameters that do not fit the tool's schema; nothing was sent. `problems` lists each one."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        super().__init__("parameters refused, nothing was sent: " + "; ".join(problems))
 
 
 class MissingCredential(ToolExecutionError):
@@ -183,12 +195,53 @@ class _ParsedSpec:
     warnings: list[Problem]
 
 
-def _parse_spec(source: Any, *, label: str, transport=None, source_url: str | None = None) -> _ParsedSpec:
+def outbound_policy() -> OutboundPolicy:
+    """What fetches on a user's behalf may reach (settings.KOPA_OUTBOUND; docs/security.md)."""
+    config = getattr(settings, "KOPA_OUTBOUND", {}) or {}
+    return OutboundPolicy(
+        allow=tuple(config.get("allow", ())),
+        max_bytes=int(config.get("max_bytes", 5_000_000)),
+        total_timeout_s=float(config.get("total_timeout_s", 30.0)),
+        max_redirects=int(config.get("max_redirects", 5)),
+    )
+
+
+def spec_limits() -> SpecLimits:
+    config = getattr(settings, "KOPA_OUTBOUND", {}) or {}
+    defaults = SpecLimits()
+    return SpecLimits(
+        max_bytes=int(config.get("max_bytes", defaults.max_bytes)),
+        max_nodes=int(config.get("spec_max_nodes", defaults.max_nodes)),
+        max_depth=int(config.get("spec_max_depth", defaults.max_depth)),
+        max_expanded_nodes=int(config.get("spec_max_expanded_nodes", defaults.max_expanded_nodes)),
+    )
+
+
+def outbound_check_url(url: str) -> None:
+    """Refuse (CatalogError) a URL that the outbound rules would not let a fetch reach: scheme, then every
+    address its host resolves to. For endpoints stored now and called later (model entries)."""
     try:
-        document, origin = load_document(source, transport=transport, source_url=source_url)
+        check_url(url, outbound_policy())
+    except OutboundRefused as error:
+        raise CatalogError(str(error)) from None
+
+
+def _parse_spec(
+    source: Any, *, label: str, transport=None, source_url: str | None = None, text_only: bool = False
+) -> _ParsedSpec:
+    limits = spec_limits()
+    try:
+        document, origin = load_document(
+            source,
+            transport=transport,
+            source_url=source_url,
+            text_only=text_only,
+            policy=outbound_policy(),
+            limits=limits,
+        )
     except SpecSourceError as error:
         raise SpecImportError([(label, p) for p in error.problems]) from None
-    result = convert(document, origin=origin)
+    result = convert(document, origin=origin, limits=limits)
     if not result.ok:
         raise SpecImportError([(label, p) for p in result.problems])
     if not result.services:
@@ -232,7 +285,8 @@ def catalog_import(
     elif path is not None:
         parsed = _parse_spec(Path(path), label=Path(path).name, transport=transport)
     else:
-        parsed = _parse_spec(spec, label="", transport=transport, source_url="text")
+        # Text only: a one-line string is never read as a server path or fetched as a URL.
+        parsed = _parse_spec(spec, label="", transport=transport, source_url="text", text_only=True)
     if base_url and len(parsed.services) != 1:
         raise CatalogError("base_url can only override a spec that describes exactly one service")
     return _write_specs([parsed], base_url=base_url, user=user)
@@ -429,11 +483,17 @@ def service_set_base_url(*, service: ApiService, base_url: str, user=None) -> Ap
 # --- Credentials -----------------------------------------------------------------------------------
 
 
+def _checked_key(service_key: str) -> str:
+    """The key, stripped, if it follows the rules every service key follows (stored or given per call)."""
+    key = (service_key or "").strip()
+    if len(key) < MIN_KEY_LENGTH or len(key) > 1000 or any(ch.isspace() or not ch.isprintable() for ch in key):
+        raise ToolExecutionError(f"a service key is {MIN_KEY_LENGTH} to 1000 printable characters with no spaces")
+    return key
+
+
 def credential_set(*, provider: Provider, service_key: str, user=None) -> Credential:
     """Store (or replace) the provider's service key, encrypted. The key is never shown back."""
-    key = (service_key or "").strip()
-    if len(key) < MIN_KEY_LENGTH or any(ch.isspace() for ch in key):
-        raise CatalogError(f"a service key is at least {MIN_KEY_LENGTH} characters with no spaces")
+    key = _checked_key(service_key)
     credential, _ = Credential.objects.update_or_create(
         provider=provider, defaults={"ciphertext": encrypt(key), "updated_by": user}
     )
@@ -448,9 +508,34 @@ def credential_clear(*, provider: Provider, user=None) -> bool:
     return bool(deleted)
 
 
-def _credential_key(provider: Provider) -> str | None:
+@dataclass(frozen=True)
+class RotationReport:
+    rotated: list[str]  # provider codes re-encrypted with the current key
+    unreadable: list[str]  # provider codes no configured key decrypts (set those keys again)
+
+
+@transaction.atomic
+def credential_rotate() -> RotationReport:
+    """Re-encrypt every stored service key with the current KOPA_CREDENTIAL_KEY (apis/crypto.py).
+
+    Keys are read with the current key or any in KOPA_CREDENTIAL_OLD_KEYS; one that none reads is left as it
+    is and reported. Afterwards the old keys can be dropped from the settings."""
+    rotated, unreadable = [], []
+    for credential in Credential.objects.select_related("provider").select_for_update().order_by("pk"):
+        try:
+            ciphertext = rotate(credential.ciphertext)
+        except CredentialDecryptError:
+            unreadable.append(credential.provider.code)
+            continue
+        Credential.objects.filter(pk=credential.pk).update(ciphertext=ciphertext)
+        rotated.append(credential.provider.code)
+    logger.info("service keys re-encrypted: %d; unreadable: %d", len(rotated), len(unreadable))
+    return RotationReport(rotated, unreadable)
+
+
+def _credential_key(provider: Provider) -> Secret | None:
     ciphertext = Credential.objects.filter(provider=provider).values_list("ciphertext", flat=True).first()
-    return decrypt(ciphertext) if ciphertext else None
+    return decrypt_secret(ciphertext) if ciphertext else None
 
 
 # --- Execution runtime -------------------------------------------------------------------------------
@@ -643,7 +728,7 @@ class _Plan:
     slot: _Slot
     request: dict[str, Any]
     params: dict[str, Any]
-    secrets: tuple[str, ...]
+    secrets: tuple[str, ...] = field(repr=False)
     user: Any
     source_kind: str
     source_id: str
@@ -672,8 +757,13 @@ def _plan(
     if record_target not in (Mode.LIVE, Mode.SANDBOX):
         raise ToolExecutionError(f"record_target must be live or sandbox; got {record_target!r}")
     target = record_target if mode == Mode.RECORD else ("" if mode == Mode.REPLAY else mode)
+    try:
+        check_value(params or {}, max_depth=32)  # finite numbers, encodable text: or nothing could be logged
+    except ValueError as error:
+        raise ParamsInvalid([f"params: {error}"]) from None
     provider = tool.service.provider
-    given_key = (service_key or "").strip() or None
+    # A one-off key follows the stored keys' rules, and lives in a Secret: no frame shows it on an error page.
+    given_key = Secret(_checked_key(service_key)) if isinstance(service_key, str) and service_key.strip() else None
     key = given_key
     if target == Mode.LIVE and key is None:
         key = _credential_key(provider)
@@ -682,10 +772,11 @@ def _plan(
                 f"live mode needs a service key for {provider.display_name} ({provider.code}): an admin sets one "
                 f"on the service page or in the admin, or pass service_key"
             )
-    secrets = tuple(s for s in (given_key, key, service_key) if s)
+    secrets = tuple(s.reveal() for s in (given_key, key) if s)
     slot_name = (tool.key_slot or {}).get("name", "")
-    clean_params = {k: v for k, v in (params or {}).items() if not (slot_name and k.lower() == slot_name.lower())}
-    clean_params = _redacted(clean_params, secrets)
+    # The key slot in any spelling (serviceKey, SERVICEKEY) never goes out from params: only the key does.
+    sent_params = {k: v for k, v in (params or {}).items() if not (slot_name and k.lower() == slot_name.lower())}
+    clean_params = _redacted(sent_params, secrets)
 
     origin = (sandbox_origin or getattr(settings, "KOPA_SANDBOX_ORIGIN", "") or "").rstrip("/")
     needs_sandbox = target == Mode.SANDBOX
@@ -712,7 +803,7 @@ def _plan(
     spec = tool.to_spec()
     call = ToolCall(
         spec,
-        dict(params or {}),
+        sent_params,
         service_key=key,
         expect_records=expect_records,
         sandbox_headers=dict(sandbox_headers or {}) if needs_sandbox else {},
@@ -743,6 +834,90 @@ def _plan(
         source_kind=(source_kind or "")[:40],
         source_id=str(source_id)[:64] if source_id not in (None, "") else "",
     )
+
+
+# Paging parameters of the Korean public APIs: a page from 1, and no more rows than any gateway serves.
+_PAGING = {"pageno": 1_000_000, "page": 1_000_000, "numofrows": 10_000, "perpage": 10_000, "pagesize": 10_000}
+_INT64 = 2**63
+_TRUTHY = {"true", "false", "1", "0", "y", "n"}
+
+
+def _number(value: Any, integer: bool) -> float | int | None:
+    """The number a parameter value stands for (JSON number or its text), None when it is not one."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if integer and value.is_integer() else (None if integer else value)
+    if isinstance(value, str):
+        text = value.strip()
+        if integer:
+            return int(text) if re.fullmatch(r"[+-]?\d{1,30}", text) else None
+        try:
+            number = float(text)
+        except ValueError:
+            return None
+        return number if math.isfinite(number) else None
+    return None
+
+
+def _value_problem(name: str, value: Any, schema: dict[str, Any]) -> str | None:
+    declared = schema.get("type")
+    kinds = declared if isinstance(declared, list) else [declared] if declared else []
+    if not kinds:
+        return None
+    for kind in kinds:
+        if kind in ("integer", "number"):
+            number = _number(value, kind == "integer")
+            if number is None:
+                continue
+            if abs(number) >= _INT64:
+                return f"{name}: {value!r} is out of range"
+            low, high = schema.get("minimum"), schema.get("maximum")
+            cap = _PAGING.get(name.lower())
+            if cap is not None:
+                low, high = max(_number(low, False) or 1, 1), min(_number(high, False) or cap, cap)
+            if (low := _number(low, False)) is not None and number < low:
+                return f"{name}: {number} is below the minimum {low:g}"
+            if (high := _number(high, False)) is not None and number > high:
+                return f"{name}: {number} is above the maximum {high:g}"
+            return None
+        if kind == "boolean" and (isinstance(value, bool) or str(value).strip().lower() in _TRUTHY):
+            return None
+        if kind == "string" and isinstance(value, str | int | float) and not isinstance(value, bool):
+            return None
+        if kind == "array" and isinstance(value, list | tuple | str):
+            return None
+        if kind == "object" and isinstance(value, dict):
+            return None
+        if kind in ("null", "file"):
+            return None
+    return f"{name}: expected {' or '.join(map(str, kinds))}, got {type(value).__name__} {str(value)[:40]!r}"
+
+
+def tool_params_check(*, tool: Tool, params: dict[str, Any] | None) -> None:
+    """Refuse (ParamsInvalid) parameters that do not fit the tool's schema: a missing required one, a wrong
+    type, a number out of its range or a page out of the gateways' range. Nothing is sent for a refused call.
+    Unknown names pass: the API itself answers them, as it does for a model's mistaken call."""
+    if params is not None and not isinstance(params, dict):
+        raise ParamsInvalid(["params must be an object of parameter names and values"])
+    params = params or {}
+    schema = tool.parameters if isinstance(tool.parameters, dict) else {}
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    slot = str((tool.key_slot or {}).get("name", "")).lower()
+    problems = [
+        f"{name}: required"
+        for name in (schema.get("required") or [])
+        if params.get(name) in (None, "") and not (slot and str(name).lower() == slot)
+    ]
+    for name, value in params.items():
+        if value is None or (slot and name.lower() == slot) or not isinstance(properties.get(name), dict):
+            continue
+        if problem := _value_problem(name, value, properties[name]):
+            problems.append(problem)
+    if problems:
+        raise ParamsInvalid(problems)
 
 
 def _redacted(value: Any, secrets: Sequence[str]) -> Any:
@@ -784,7 +959,7 @@ def _log(plan: _Plan, result: NormalizedResult) -> ApiCall:
         captured.content_type if captured else (plan.slot.recording.content_type if plan.slot.recording else "")
     )
     keep = bool(body) and (captured is not None or len(body) <= _executor_settings()["body_cap_bytes"])
-    row = ApiCall.objects.create(
+    fields = dict(
         tool=plan.tool,
         mode=plan.mode,
         target=plan.target,
@@ -810,6 +985,16 @@ def _log(plan: _Plan, result: NormalizedResult) -> ApiCall:
         created_by=plan.user if getattr(plan.user, "is_authenticated", False) else None,
         finished_at=timezone.now(),
     )
+    try:
+        with transaction.atomic():
+            row = ApiCall.objects.create(**fields)
+    except (DatabaseError, ValueError, TypeError) as error:
+        # The call went out, so it is logged whatever its values: the ones that cannot be stored go in as text.
+        logger.warning("api call of %s: values stored as text (%s)", plan.tool.function_name, type(error).__name__)
+        fields.update(
+            request={"unstorable": ascii(plan.request)[:10_000]}, params={"unstorable": ascii(plan.params)[:10_000]}
+        )
+        row = ApiCall.objects.create(**fields)
     service = plan.tool.service
     if result.ok and result.result_code and result.result_code not in service.success_codes:
         service.success_codes = [*service.success_codes, result.result_code[:40]]

@@ -36,6 +36,7 @@ from apis.services import (
     error_class_label,
     service_set_base_url,
     tool_execute,
+    tool_params_check,
 )
 from kopa_site.jobs import JobError, job_start
 from kopa_site.page_helpers import query_without_page, require_role
@@ -239,6 +240,7 @@ def tool_try(request, pk: int):
         context = {"form_errors": form.errors}
     else:
         try:
+            tool_params_check(tool=tool, params=form.params())
             execution = tool_execute(
                 tool=tool,
                 params=form.params(),

@@ -32,6 +32,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from apis.models import ApiCall, Tool
+from apis.services import CatalogError, outbound_check_url
 from benchmarks.engine.accounting import percentile
 from benchmarks.engine.backends.base import Backend, SamplingParams
 from benchmarks.engine.codec import episode_score_from_dict
@@ -230,17 +231,34 @@ def model_entry_check(entry: ModelEntry) -> None:
         raise BenchError("an openai model needs a base_url (an endpoint ending in /v1) or a checkpoint for vLLM")
     if entry.backend == ModelEntry.Backend.TRANSFORMERS and not entry.checkpoint:
         raise BenchError("a transformers model needs a checkpoint folder")
-    if entry.base_url:
-        parts = urlsplit(entry.base_url)
-        if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
-            raise BenchError("base_url is an http(s) endpoint such as http://gpu:8000/v1")
-    if entry.api_key_env and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", entry.api_key_env):
-        raise BenchError("api_key_env is the name of an environment variable (letters, digits, _), not the key")
+    model_endpoint_check(entry.base_url, entry.api_key_env)
     try:
         entry.full_clean()
     except ValidationError as error:
         problems = "; ".join(f"{name}: {' '.join(messages)}" for name, messages in error.message_dict.items())
         raise BenchError(problems) from None
+
+
+MODEL_KEY_PREFIX = "KOPA_MODEL_KEY_"
+
+
+def model_endpoint_check(base_url: str, api_key_env: str) -> None:
+    """An endpoint's key comes only from a KOPA_MODEL_KEY_* variable (never HOME, SECRET_KEY or any other
+    variable the runner would send as a bearer token), and its URL follows the outbound rules of spec
+    imports: http(s) to a public address or one the operator allowed (KOPA_OUTBOUND_ALLOW)."""
+    if api_key_env and not re.fullmatch(rf"{MODEL_KEY_PREFIX}[A-Z0-9_]+", api_key_env):
+        raise BenchError(
+            f"api_key_env is the name of an environment variable starting with {MODEL_KEY_PREFIX} "
+            f"(e.g. {MODEL_KEY_PREFIX}OPENAI), not the key; no other variable is ever read"
+        )
+    if base_url:
+        parts = urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+            raise BenchError("base_url is an http(s) endpoint such as http://gpu:8000/v1")
+        try:
+            outbound_check_url(base_url)
+        except CatalogError as error:
+            raise BenchError(f"base_url: {error}") from None
 
 
 def model_entry_create(*, name: str, user=None, **fields) -> ModelEntry:
@@ -412,6 +430,7 @@ def _engine_backend(
     if run.backend == ModelEntry.Backend.OPENAI:
         from benchmarks.engine.backends.openai_http import OpenAIChatBackend, OpenAIConfig
 
+        model_endpoint_check("" if base_url else model.base_url, model.api_key_env)  # rows may predate the rules
         api_key = os.environ.get(model.api_key_env) if model.api_key_env else None
         if model.api_key_env and not api_key:
             raise BenchError(f"the environment variable {model.api_key_env} (the endpoint's key) is not set")

@@ -20,14 +20,31 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("KOPA_VAR_DIR", str(BASE_DIR / "var")))
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 
-DEBUG = env_bool("DEBUG", True)
+# KOPA_ENV=production (what `./kopa serve` sets): DEBUG off, a real SECRET_KEY, HTTPS-only cookies, HSTS and
+# the SSL redirect; `manage.py check --deploy` is clean (docs/security.md). Development is the default.
+KOPA_ENV = env_choice("KOPA_ENV", ("development", "production"), "development")
+PRODUCTION = KOPA_ENV == "production"
+DEBUG = env_bool("DEBUG", not PRODUCTION)
+if PRODUCTION and DEBUG:
+    raise ConfigError("DEBUG", "must be off when KOPA_ENV=production (its error pages show settings and source)")
+DEV_SECRET_KEY = "kopa-dev-only-insecure-key-do-not-use-in-production"
+MIN_SECRET_KEY_LENGTH = 50
 SECRET_KEY = env_str("SECRET_KEY")
 if not SECRET_KEY:
     if not DEBUG:
         raise ConfigError("SECRET_KEY", "required when DEBUG is off (set a long random string)")
-    SECRET_KEY = "kopa-dev-only-insecure-key-do-not-use-in-production"
+    SECRET_KEY = DEV_SECRET_KEY
+elif not DEBUG and (SECRET_KEY == DEV_SECRET_KEY or SECRET_KEY.startswith("django-insecure")):
+    raise ConfigError("SECRET_KEY", "the public development key cannot be used with DEBUG off; set your own")
+if PRODUCTION and (len(SECRET_KEY) < MIN_SECRET_KEY_LENGTH or len(set(SECRET_KEY)) < 5):
+    raise ConfigError(
+        "SECRET_KEY",
+        f"at least {MIN_SECRET_KEY_LENGTH} random characters in production "
+        '(python -c "import secrets; print(secrets.token_urlsafe(50))")',
+    )
 
-ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
+_DEFAULT_HOSTS = ["localhost", "127.0.0.1", "[::1]"] + ([] if PRODUCTION else ["testserver"])
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", _DEFAULT_HOSTS)
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
@@ -60,7 +77,26 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "kopa_site.middleware.BadInputMiddleware",
 ]
+
+# Cookies and transport. Production: HTTPS only (served by `./kopa serve` with KOPA_TLS_CERT/KOPA_TLS_KEY, or
+# by a TLS proxy in front that sets X-Forwarded-Proto: then KOPA_PROXY_SSL_HEADER=1).
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = PRODUCTION
+SECURE_SSL_REDIRECT = env_bool("KOPA_SSL_REDIRECT", PRODUCTION)
+SECURE_HSTS_SECONDS = env_int("KOPA_HSTS_SECONDS", 31_536_000 if PRODUCTION else 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("KOPA_HSTS_INCLUDE_SUBDOMAINS", PRODUCTION)
+SECURE_HSTS_PRELOAD = env_bool("KOPA_HSTS_PRELOAD", PRODUCTION)
+if env_bool("KOPA_PROXY_SSL_HEADER", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# A login session lasts a working day by default, not Django's two weeks.
+SESSION_COOKIE_AGE = env_int("KOPA_SESSION_AGE_S", 12 * 3600, minimum=300)
 
 ROOT_URLCONF = "kopa_site.urls"
 WSGI_APPLICATION = "kopa_site.wsgi.application"
@@ -84,6 +120,14 @@ TEMPLATES = [
 
 DATABASES = {"default": database_config(env_str("DATABASE_URL"), sqlite_path=VAR_DIR / "kopa.sqlite3")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Failed sign-ins (login page, admin, token endpoint) per user name and per address in a window, and API
+# token lifetime (0: tokens never expire). kopa_site/auth.py.
+AUTHENTICATION_BACKENDS = ["kopa_site.auth.ThrottledModelBackend"]
+KOPA_LOGIN_FAILURES = env_int("KOPA_LOGIN_FAILURES", 10, minimum=1)
+KOPA_LOGIN_FAILURES_PER_ADDRESS = env_int("KOPA_LOGIN_FAILURES_PER_ADDRESS", 50, minimum=1)
+KOPA_LOGIN_WINDOW_S = env_int("KOPA_LOGIN_WINDOW_S", 900, minimum=1)
+KOPA_TOKEN_TTL_DAYS = env_float("KOPA_TOKEN_TTL_DAYS", 30.0)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -198,8 +242,17 @@ KOPA_SANDBOX_ORIGIN = env_str(
     "KOPA_SANDBOX_ORIGIN",
     f"http://{'127.0.0.1' if _SITE_HOST == '0.0.0.0' else _SITE_HOST}:{env_int('KOPA_PORT', 8000)}",
 )
-# Encrypts stored service keys (a Fernet key or a passphrase); empty: derived from SECRET_KEY.
+# Encrypts stored service keys (a Fernet key or a passphrase); empty: derived from SECRET_KEY. Required in
+# production, so rotating SECRET_KEY never loses the keys. KOPA_CREDENTIAL_OLD_KEYS: earlier keys, still read
+# until `manage.py credential_rotate` re-encrypts every stored key with the current one (docs/security.md).
 KOPA_CREDENTIAL_KEY = env_str("KOPA_CREDENTIAL_KEY", "")
+KOPA_CREDENTIAL_OLD_KEYS = env_list("KOPA_CREDENTIAL_OLD_KEYS", [])
+if PRODUCTION and len(KOPA_CREDENTIAL_KEY or "") < 32:
+    raise ConfigError(
+        "KOPA_CREDENTIAL_KEY",
+        "required in production: a Fernet key or a passphrase of at least 32 characters "
+        '(python -c "from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())")',
+    )
 KOPA_EXECUTOR = {
     "timeout_s": env_float("KOPA_EXECUTOR_TIMEOUT_S", 10.0),
     "max_attempts": env_int("KOPA_EXECUTOR_MAX_ATTEMPTS", 3, minimum=1),
@@ -210,6 +263,15 @@ KOPA_EXECUTOR = {
     "record_target": env_choice("KOPA_RECORD_TARGET", ("live", "sandbox"), "live"),
     # Response bodies up to this many bytes are kept (gzip) on ApiCall rows; larger ones by hash only.
     "body_cap_bytes": env_int("KOPA_APICALL_BODY_CAP", 2_000_000, minimum=0),
+}
+# Fetches on a user's behalf (spec import by URL) and model endpoints: http(s) to public addresses only,
+# checked after DNS resolution and on every redirect. KOPA_OUTBOUND_ALLOW lists host names, addresses or
+# CIDR networks also allowed (e.g. 127.0.0.1 for a local spec server, 10.0.0.0/8 for an internal GPU box).
+KOPA_OUTBOUND = {
+    "allow": env_list("KOPA_OUTBOUND_ALLOW", []),
+    "max_bytes": env_int("KOPA_OUTBOUND_MAX_BYTES", 5_000_000, minimum=1024),
+    "total_timeout_s": env_float("KOPA_OUTBOUND_TIMEOUT_S", 30.0),
+    "max_redirects": env_int("KOPA_OUTBOUND_MAX_REDIRECTS", 5, minimum=0),
 }
 # EDGE candidate proposals (graphs/, docs/edge.md): an OpenAI-compatible endpoint for the optional LLM
 # scorer/proposer and embeddings; empty: rules and the local TF-IDF retriever only.
@@ -233,7 +295,7 @@ REST_FRAMEWORK = {
     # Token first: DRF answers an anonymous request with the first class's challenge, so clients
     # get 401 + "WWW-Authenticate: Token" rather than a bare 403. Browsers still use the session.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "kopa_site.auth.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["kopa_site.permissions.RolePermission"],
@@ -245,7 +307,17 @@ REST_FRAMEWORK = {
         "rest_framework.filters.SearchFilter",
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_THROTTLE_RATES": {"jobs": env_str("KOPA_JOB_THROTTLE", "120/hour")},
+    # Bounded nesting, finite numbers, valid Unicode: a hostile body is a 400, never a 500 (docs/security.md).
+    "DEFAULT_PARSER_CLASSES": [
+        "kopa_site.parsers.SafeJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "jobs": env_str("KOPA_JOB_THROTTLE", "120/hour"),
+        # Token requests per address (anonymous) or user, failed or not; failures have their own limit below.
+        "auth": env_str("KOPA_AUTH_THROTTLE", "30/minute"),
+    },
 }
 
 SPECTACULAR_SETTINGS = {
@@ -270,6 +342,10 @@ SPECTACULAR_SETTINGS = {
         "TrajectoryStatusEnum": "datasets.models.Trajectory.Status",
     },
 }
+
+# Error pages and error mails mask secrets in every frame, also with DEBUG on (kopa_site/exception_reporter.py).
+DEFAULT_EXCEPTION_REPORTER = "kopa_site.exception_reporter.KopaExceptionReporter"
+DEFAULT_EXCEPTION_REPORTER_FILTER = "kopa_site.exception_reporter.KopaExceptionReporterFilter"
 
 LOGGING = {
     "version": 1,

@@ -19,3 +19,7 @@ KOPA_JOB_MODULES = env_list("KOPA_JOB_MODULES", ["tests.support.jobs"])
 # One file per test run, since several people may run tests on one machine at once.
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / f"test-db-{os.getpid()}.sqlite3")}
+
+# Outbound fetches and model endpoints: the test servers on loopback, and "gpu", the bench tests' stand-in
+# for an internal endpoint host. Tests of the outbound rules themselves set their own (empty) allow-list.
+KOPA_OUTBOUND = {**KOPA_OUTBOUND, "allow": ["127.0.0.1", "localhost", "gpu"]}  # noqa: F405

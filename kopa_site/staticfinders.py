@@ -63,7 +63,9 @@ class PackageFileFinder(finders.BaseFinder):
         path = str(PurePosixPath(path))
         located = self._locate(path) if path in self.files else None
         if located is None:
-            return [] if find_all else None
+            # [] either way, as Django's own finders answer: finders.find() would wrap a None into [None], and
+            # WhiteNoise then failed on a missing static file with a 500 instead of a 404.
+            return []
         finders.searched_locations.append(str(located.parent))
         return [str(located)] if find_all else str(located)
 

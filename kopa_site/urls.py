@@ -3,8 +3,11 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from kopa_site.auth import ThrottledLoginView
+
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("accounts/login/", ThrottledLoginView.as_view(), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/v1/", include("kopa_site.api.urls")),
     path("catalog/", include("apis.urls")),

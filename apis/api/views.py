@@ -37,6 +37,7 @@ from apis.services import (
     drift_check,
     service_set_base_url,
     tool_execute,
+    tool_params_check,
 )
 from kopa_site.roles import ADMIN, ANNOTATOR, REVIEWER
 
@@ -163,6 +164,7 @@ class ToolViewSet(viewsets.ReadOnlyModelViewSet):
         body.is_valid(raise_exception=True)
         data = body.validated_data
         try:
+            tool_params_check(tool=tool, params=data["params"])
             execution = tool_execute(
                 tool=tool,
                 params=data["params"],

@@ -79,6 +79,45 @@ REDACTED = "***"
 MIN_SECRET_LENGTH = 4
 
 
+class Secret:
+    """A secret that does not show itself: repr and str are masked, so a frame or a dataclass that holds one
+    shows nothing on an error page or in a log. `reveal()` gives the value to the code that must send it.
+
+    kopa_site's exception reporter also masks any variable whose value contains a revealed secret.
+    """
+
+    __slots__ = ("_value",)
+    is_secret = True
+
+    def __init__(self, value: str):
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('********')"
+
+    __str__ = __repr__
+
+    def __bool__(self) -> bool:
+        return bool(self._value)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash((Secret, self._value))
+
+    def __reduce__(self):
+        raise TypeError("a Secret is not pickled")
+
+
+def reveal(value: Secret | str | None) -> str | None:
+    """The plain value of a Secret (or of a plain string, passed through)."""
+    return value.reveal() if isinstance(value, Secret) else value
+
+
 def secret_forms(secret: str) -> set[str]:
     """The spellings a key can take on the wire: as pasted, decoded, encoded once (both styles), twice,
     and with JSON's escaped slash."""

@@ -33,7 +33,7 @@ from urllib.parse import parse_qsl, quote, unquote, urlsplit
 import httpx
 
 from apis.engine import errors as E
-from apis.engine.errors import EngineError, is_environmental, redact
+from apis.engine.errors import EngineError, Secret, is_environmental, redact, reveal
 from apis.engine.normalize import NormalizedResult, failure, normalize
 
 
@@ -67,7 +67,7 @@ class ToolLike(Protocol):
 class ToolCall:
     tool: ToolLike
     params: Mapping[str, Any] = field(default_factory=dict)
-    service_key: str | None = field(default=None, repr=False)
+    service_key: Secret | str | None = field(default=None, repr=False)
     expect_records: bool = False
     # Sent to the sandbox with this call only (e.g. a task's X-Sandbox-Now); never part of the request's identity.
     sandbox_headers: Mapping[str, str] = field(default_factory=dict)
@@ -456,7 +456,7 @@ class Executor:
         return replace(prepared, request_hash=request_hash(prepared))
 
     def _key_for(self, call: ToolCall) -> str | None:
-        raw = call.service_key
+        raw = reveal(call.service_key)
         if self.target is Mode.SANDBOX and not raw:
             raw = self.sandbox_key
         if not raw:
@@ -486,7 +486,7 @@ class Executor:
 
     async def execute(self, call: ToolCall, *, use_cache: bool = True) -> NormalizedResult:
         key = self._key_for(call)
-        secrets = _secrets(call.service_key, key, self.sandbox_key)
+        secrets = _secrets(reveal(call.service_key), key, self.sandbox_key)
         try:
             return await self._execute(call, key, secrets, use_cache)
         except ExecutorConfigError as error:

@@ -22,6 +22,7 @@ import httpx
 import yaml
 
 from apis.engine.model import KeySlot, Problem, ServiceSpec, ToolSpec
+from apis.engine.outbound import OutboundFailed, OutboundPolicy, OutboundRefused, fetch
 
 METHODS = ("get", "post", "put", "delete", "patch", "head", "options")
 KEY_NAMES = {"servicekey", "confmkey", "apikey", "api_key", "key", "authkey", "crtfckey", "crtfc_key", "authorization"}
@@ -89,6 +90,19 @@ class ImportResult:
         return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class SpecLimits:
+    """Bounds on what one spec may cost: text size, parsed nodes, nesting depth and $ref expansion."""
+
+    max_bytes: int = 5_000_000
+    max_nodes: int = 500_000  # values in the parsed document, YAML aliases counted once per use
+    max_depth: int = 100
+    max_expanded_nodes: int = 200_000  # values produced by expanding $refs over the whole spec (bundled: <1,500)
+
+
+DEFAULT_LIMITS = SpecLimits()
+
+
 class SpecSourceError(Exception):
     """The source could not be read or parsed as a spec; problems say why, with pointers."""
 
@@ -101,55 +115,107 @@ class SpecSourceError(Exception):
 
 
 def import_spec(
-    source: Any, *, transport: httpx.BaseTransport | None = None, source_url: str | None = None
+    source: Any,
+    *,
+    transport: httpx.BaseTransport | None = None,
+    source_url: str | None = None,
+    policy: OutboundPolicy | None = None,
+    limits: SpecLimits = DEFAULT_LIMITS,
 ) -> ImportResult:
     """Load, validate and convert a spec. Never raises for a bad spec: the problems are in the result."""
     try:
-        doc, origin = load_document(source, transport=transport, source_url=source_url)
+        doc, origin = load_document(source, transport=transport, source_url=source_url, policy=policy, limits=limits)
     except SpecSourceError as error:
         return ImportResult(problems=error.problems)
-    return convert(doc, origin=origin)
+    return convert(doc, origin=origin, limits=limits)
 
 
 def load_document(
-    source: Any, *, transport: httpx.BaseTransport | None = None, source_url: str | None = None
+    source: Any,
+    *,
+    transport: httpx.BaseTransport | None = None,
+    source_url: str | None = None,
+    text_only: bool = False,
+    policy: OutboundPolicy | None = None,
+    limits: SpecLimits = DEFAULT_LIMITS,
 ) -> tuple[dict[str, Any], str]:
-    """(document, origin) from any supported source; origin is the URL or path it came from, or "text"."""
+    """(document, origin) from any supported source; origin is the URL or path it came from, or "text".
+
+    text_only=True (what people send through the API and pages): a string is the spec itself, never a path
+    to read or a URL to fetch, and a portal page's swaggerUrl is not followed. URLs are fetched under
+    `policy` (public addresses only, capped in size and time; apis.engine.outbound).
+    """
+    policy = policy or OutboundPolicy(max_bytes=limits.max_bytes)
     if isinstance(source, Mapping):
+        _check_shape(source, limits)
         return dict(source), source_url or "dict"
-    if isinstance(source, Path):
-        return _from_file(source, transport)
+    if isinstance(source, Path) and not text_only:
+        return _from_file(source, transport, policy, limits)
     if isinstance(source, bytes):
         source = source.decode("utf-8-sig", errors="replace")
     if not isinstance(source, str):
         raise SpecSourceError([Problem("", f"unsupported source type {type(source).__name__}")])
+    if len(source.encode("utf-8", errors="replace")) > limits.max_bytes:
+        raise SpecSourceError([Problem("", f"the spec is larger than the {limits.max_bytes:,}-byte limit")])
     text = source.strip()
-    if re.match(r"^https?://\S+$", text):
-        return _from_url(text, transport)
-    if "\n" not in text and len(text) < 4096 and not text.startswith(("{", "[", "<")):
-        path = Path(text).expanduser()
-        if path.is_file():
-            return _from_file(path, transport)
-    return _from_text(source, origin=source_url or "text", transport=transport)
+    if not text_only:
+        if re.match(r"^https?://\S+$", text):
+            return _from_url(text, transport, policy, limits)
+        if "\n" not in text and len(text) < 4096 and not text.startswith(("{", "[", "<")):
+            path = Path(text).expanduser()
+            if path.is_file():
+                return _from_file(path, transport, policy, limits)
+    follow = None if text_only else (transport, policy)
+    return _from_text(source, origin=source_url or "text", follow=follow, limits=limits)
 
 
-def _from_file(path: Path, transport) -> tuple[dict[str, Any], str]:
+def _from_file(path: Path, transport, policy: OutboundPolicy, limits: SpecLimits) -> tuple[dict[str, Any], str]:
     try:
+        if path.stat().st_size > limits.max_bytes:
+            raise SpecSourceError([Problem("", f"{path.name} is larger than the {limits.max_bytes:,}-byte limit")])
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         raise SpecSourceError([Problem("", f"cannot read {path}: {error}")]) from None
-    return _from_text(text, origin=str(path), transport=transport)
+    return _from_text(text, origin=str(path), follow=(transport, policy), limits=limits)
 
 
-def _from_url(url: str, transport, depth: int = 0) -> tuple[dict[str, Any], str]:
+def _from_url(url: str, transport, policy: OutboundPolicy, limits: SpecLimits, depth: int = 0):
     try:
-        with httpx.Client(transport=transport, timeout=30.0, follow_redirects=True) as client:
-            response = client.get(url)
-    except httpx.HTTPError as error:
-        raise SpecSourceError([Problem("", f"could not fetch {url}: {type(error).__name__}: {error}")]) from None
-    if response.status_code >= 400:
-        raise SpecSourceError([Problem("", f"fetching {url} answered HTTP {response.status_code}")])
-    return _from_text(response.text, origin=str(response.url), transport=transport, depth=depth)
+        fetched = fetch(url, policy, transport=transport)
+    except (OutboundRefused, OutboundFailed) as error:
+        raise SpecSourceError([Problem("", f"{url}: {error}")]) from None
+    return _from_text(fetched.text, origin=fetched.url, follow=(transport, policy), limits=limits, depth=depth)
+
+
+def _check_shape(doc: Any, limits: SpecLimits) -> None:
+    """Refuse a document with too many values, too much text or too deep a nesting once expanded.
+
+    YAML aliases count at every use: a short document whose aliases expand to megabytes (stored and served
+    expanded) is refused as if it had been written out in full.
+    """
+    count = size = 0
+    max_size = 2 * limits.max_bytes
+    stack: list[tuple[Any, int]] = [(doc, 1)]
+    while stack:
+        node, depth = stack.pop()
+        count += 1
+        if count > limits.max_nodes:
+            raise SpecSourceError(
+                [Problem("", f"the spec has more than {limits.max_nodes:,} values (counting YAML aliases)")]
+            )
+        if depth > limits.max_depth:
+            raise SpecSourceError([Problem("", f"the spec is nested deeper than {limits.max_depth} levels")])
+        if isinstance(node, Mapping):
+            size += sum(len(str(key)) for key in node)
+            stack.extend((value, depth + 1) for value in node.values())
+        elif isinstance(node, list | tuple):
+            stack.extend((value, depth + 1) for value in node)
+        elif isinstance(node, str):
+            size += len(node)
+        if size > max_size:
+            raise SpecSourceError(
+                [Problem("", f"the spec expands to more than {max_size:,} characters (counting YAML aliases)")]
+            )
 
 
 _SWAGGER_JSON = re.compile(r"var\s+swaggerJson\s*=\s*`(.*?)`\s*;", re.S)
@@ -157,15 +223,19 @@ _SWAGGER_JSON_OTHER = re.compile(r"var\s+swaggerJson\s*=\s*(['\"{])", re.S)
 _SWAGGER_URL = re.compile(r"var\s+swaggerUrl\s*=\s*['\"`]([^'\"`]+)['\"`]")
 
 
-def _from_text(text: str, *, origin: str, transport, depth: int = 0) -> tuple[dict[str, Any], str]:
+def _from_text(
+    text: str, *, origin: str, follow, limits: SpecLimits = DEFAULT_LIMITS, depth: int = 0
+) -> tuple[dict[str, Any], str]:
     stripped = text.lstrip("\ufeff").strip()
     if not stripped:
         raise SpecSourceError([Problem("", "the source is empty")])
     if stripped.startswith("<") or "var swaggerJson" in stripped or "var swaggerUrl" in stripped:
-        return _from_portal_page(stripped, origin=origin, transport=transport, depth=depth)
+        return _from_portal_page(stripped, origin=origin, follow=follow, limits=limits, depth=depth)
     if stripped.startswith(("{", "[")):
         try:
             doc = json.loads(stripped)
+        except RecursionError:
+            raise SpecSourceError([Problem("", f"the spec is nested deeper than {limits.max_depth} levels")]) from None
         except json.JSONDecodeError as error:
             raise SpecSourceError(
                 [Problem("", f"not valid JSON: {error.msg} at line {error.lineno} column {error.colno}")]
@@ -173,6 +243,8 @@ def _from_text(text: str, *, origin: str, transport, depth: int = 0) -> tuple[di
     else:
         try:
             doc = yaml.safe_load(stripped)
+        except RecursionError:
+            raise SpecSourceError([Problem("", f"the spec is nested deeper than {limits.max_depth} levels")]) from None
         except yaml.YAMLError as error:
             mark = getattr(error, "problem_mark", None)
             where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
@@ -182,10 +254,11 @@ def _from_text(text: str, *, origin: str, transport, depth: int = 0) -> tuple[di
         raise SpecSourceError([Problem("", f"neither a spec nor an existing file or URL: {stripped[:120]!r}")])
     if not isinstance(doc, dict):
         raise SpecSourceError([Problem("", f"a spec must be an object at the top; got {type(doc).__name__}")])
+    _check_shape(doc, limits)
     return doc, origin
 
 
-def _from_portal_page(html: str, *, origin: str, transport, depth: int) -> tuple[dict[str, Any], str]:
+def _from_portal_page(html: str, *, origin: str, follow, limits: SpecLimits, depth: int) -> tuple[dict[str, Any], str]:
     """A data.go.kr dataset page: the spec inline in a JS template literal, or a swaggerUrl to follow."""
     if match := _SWAGGER_JSON.search(html):
         body = _unescape_template_literal(match.group(1)).strip()
@@ -193,27 +266,38 @@ def _from_portal_page(html: str, *, origin: str, transport, depth: int) -> tuple
             raise SpecSourceError([Problem("", "the page's swaggerJson is empty: a skeleton with no operations")])
         try:
             doc = json.loads(body, strict=False)
+        except RecursionError:
+            raise SpecSourceError([Problem("", f"the spec is nested deeper than {limits.max_depth} levels")]) from None
         except json.JSONDecodeError as error:
             raise SpecSourceError(
                 [Problem("", f"the page's swaggerJson is not valid JSON: {error.msg} at char {error.pos}")]
             ) from None
         if not isinstance(doc, dict):
             raise SpecSourceError([Problem("", "the page's swaggerJson is not an object")])
+        _check_shape(doc, limits)
         return doc, origin
     if match := _SWAGGER_JSON_OTHER.search(html):
         start = match.start(1)
         try:
             value, _ = json.JSONDecoder(strict=False).raw_decode(html, start)
             doc = json.loads(value, strict=False) if isinstance(value, str) else value
+        except RecursionError:
+            raise SpecSourceError([Problem("", f"the spec is nested deeper than {limits.max_depth} levels")]) from None
         except json.JSONDecodeError as error:
             raise SpecSourceError([Problem("", f"the page's swaggerJson is not valid JSON: {error.msg}")]) from None
         if isinstance(doc, dict):
+            _check_shape(doc, limits)
             return doc, origin
     if (match := _SWAGGER_URL.search(html)) and depth < 2:
         url = urljoin(origin, match.group(1)) if origin.startswith("http") else match.group(1)
+        if follow is None:
+            raise SpecSourceError(
+                [Problem("", "the page points to its spec by URL (var swaggerUrl); import that URL instead")]
+            )
         if not url.startswith("http"):
             raise SpecSourceError([Problem("", f"the page points to a spec at {url!r}, which is not a URL")])
-        return _from_url(url, transport, depth + 1)
+        transport, policy = follow
+        return _from_url(url, transport, policy, limits, depth + 1)
     raise SpecSourceError(
         [
             Problem(
@@ -247,13 +331,22 @@ def _unescape_token(token: str) -> str:
     return unquote(token).replace("~1", "/").replace("~0", "~")
 
 
-class _Resolver:
-    """Local $ref resolution with cycle protection; records every bad reference as a Problem."""
+class ExpansionLimit(Exception):
+    """Expanding the spec's $refs would produce more values than SpecLimits.max_expanded_nodes allows."""
 
-    def __init__(self, doc: Mapping[str, Any]):
+
+class _Resolver:
+    """Local $ref resolution with cycle protection and an expansion budget; records bad references as Problems.
+
+    The budget bounds the whole spec's expansion (a few kilobytes of nested $refs can otherwise expand to
+    gigabytes): past it, deep() raises ExpansionLimit and the import is refused.
+    """
+
+    def __init__(self, doc: Mapping[str, Any], budget: int = DEFAULT_LIMITS.max_expanded_nodes):
         self.doc = doc
         self.problems: list[Problem] = []
         self._reported: set[tuple[str, str]] = set()
+        self.budget = budget
 
     def lookup(self, ref: str) -> tuple[bool, Any]:
         if not ref.startswith("#"):
@@ -296,6 +389,9 @@ class _Resolver:
 
     def deep(self, node: Any, pointer: str, stack: tuple[str, ...] = ()) -> Any:
         """A copy with every local $ref expanded; a $ref already on the stack becomes a stub object."""
+        self.budget -= 1
+        if self.budget < 0:
+            raise ExpansionLimit
         if isinstance(node, Mapping):
             if isinstance(node.get("$ref"), str):
                 ref = node["$ref"]
@@ -478,6 +574,11 @@ def _validate_param_schema(param: Mapping[str, Any], pointer: str, version: str,
         schema = resolver.shallow(schema, f"{pointer}/schema") if schema is not None else {}
         declared = schema.get("type") if isinstance(schema, Mapping) else None
         type_pointer = f"{pointer}/schema/type"
+    if version == "2":
+        schema = param
+    for holder, where in ((param, pointer), (schema, type_pointer.rsplit("/", 1)[0])):
+        if isinstance(holder, Mapping) and "enum" in holder and not isinstance(holder["enum"], list):
+            problems.append(Problem(f"{where}/enum", "'enum' must be a list of the allowed values"))
     types = declared if isinstance(declared, list) else [declared] if declared is not None else []
     for kind in types:
         if kind not in _TYPES:
@@ -490,16 +591,22 @@ def _validate_param_schema(param: Mapping[str, Any], pointer: str, version: str,
 # ------------------------------------------------------------------------------------------------ build
 
 
-def convert(doc: Mapping[str, Any], *, origin: str = "dict") -> ImportResult:
+def convert(doc: Mapping[str, Any], *, origin: str = "dict", limits: SpecLimits = DEFAULT_LIMITS) -> ImportResult:
     """Validate the whole document, then (only when it has no errors) build the service and its tools."""
     version, problems = _version(doc)
     if version is None:
         return ImportResult(problems=problems)
-    resolver = _Resolver(doc)
-    problems, ops = _validate(doc, version, resolver, origin)
-    if any(p.level == "error" for p in problems):
-        return ImportResult(problems=_dedupe(problems))
-    return _build(doc, version, ops, resolver, origin, problems)
+    resolver = _Resolver(doc, limits.max_expanded_nodes)
+    try:
+        problems, ops = _validate(doc, version, resolver, origin)
+        if any(p.level == "error" for p in problems):
+            return ImportResult(problems=_dedupe(problems))
+        return _build(doc, version, ops, resolver, origin, problems)
+    except ExpansionLimit:
+        message = f"expanding the spec's $refs yields more than {limits.max_expanded_nodes:,} values; inline less"
+        return ImportResult(problems=[Problem("", message)])
+    except RecursionError:
+        return ImportResult(problems=[Problem("", f"the spec is nested deeper than {limits.max_depth} levels")])
 
 
 def _dedupe(problems: list[Problem]) -> list[Problem]:

@@ -28,3 +28,8 @@ class SiteStatsSerializer(serializers.Serializer):
     )
     users_by_role = UsersByRoleSerializer(help_text="Active users under their highest role.")
     users = serializers.IntegerField(min_value=0, help_text="Active users in all.")
+
+
+class TokenSerializer(serializers.Serializer):
+    token = serializers.CharField()
+    expires_at = serializers.DateTimeField(allow_null=True, help_text="null: tokens do not expire on this site.")

@@ -73,10 +73,12 @@ def test_execute_returns_the_normalized_result_and_the_call(reviewer_api, apt_tr
 
 @pytest.mark.slow
 def test_api_failures_come_back_as_results_not_http_errors(reviewer_api, apt_trade, executor_settings):
-    response = reviewer_api.post(execute_url(apt_trade), {"params": {"LAWD_CD": "11680"}}, format="json")
+    response = reviewer_api.post(
+        execute_url(apt_trade), {"params": {"LAWD_CD": "11680", "DEAL_YMD": "202499"}}, format="json"
+    )
 
     assert response.status_code == 200
-    assert (response.json()["ok"], response.json()["error_class"]) == (False, "struct.missing_param")
+    assert (response.json()["ok"], response.json()["error_class"]) == (False, "struct.invalid_param")
 
 
 @pytest.mark.slow

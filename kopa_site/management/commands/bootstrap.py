@@ -18,7 +18,16 @@ STEPS: list[tuple[str, list[str]]] = [
 class Command(BaseCommand):
     help = "Migrate, install schedules, load bundled data and create demo users (idempotent)."
 
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--no-demo-users",
+            action="store_true",
+            help="Skip the demo users (production: `./kopa serve`; their password is public).",
+        )
+
     def handle(self, *args, **options):
         for name, arguments in STEPS:
+            if name == "create_demo_users" and options["no_demo_users"]:
+                continue
             self.stdout.write(self.style.MIGRATE_HEADING(f"== {name} {' '.join(arguments)}"))
             call_command(name, *arguments, stdout=self.stdout, stderr=self.stderr)
