@@ -18,6 +18,8 @@ STATUS_COLOURS = {
     CandidateEdge.Status.VERIFYING: "#bf8700",
     CandidateEdge.Status.PROPOSED: "#57606a",
     CandidateEdge.Status.PRUNED: "#cf222e",
+    CandidateEdge.Status.ECHO: "#8250df",
+    CandidateEdge.Status.UNTESTABLE: "#afb8c1",
 }
 EDGE_ORDERINGS = {
     "posterior": ("-posterior_mean", "-score", "id"),
