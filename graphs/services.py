@@ -380,9 +380,14 @@ def edge_create(
     if not 0.0 <= score <= 1.0:
         raise EdgeError("score must lie in [0, 1]")
     alpha, beta = P.prior(score)
+    domains = {
+        "source": [_tool_domain(source_tool, name, "field") for name in fields],
+        "target": [_tool_domain(target_tool, name, "param") for name in params],
+    }
     try:
         with transaction.atomic():
             return CandidateEdge.objects.create(
+                domains=domains,
                 source_tool=source_tool,
                 source_field=",".join(fields),
                 target_tool=target_tool,
@@ -400,6 +405,10 @@ def edge_create(
             )
     except IntegrityError:
         raise EdgeError("this candidate already exists") from None
+
+
+def _tool_domain(tool: Tool, name: str, side: str) -> str:
+    return D.infer(name, provider=tool.service.provider.code, side=side, tool=tool.function_name)
 
 
 def edge_reset(*, edge: CandidateEdge) -> CandidateEdge:
