@@ -20,6 +20,11 @@ class CandidateEdge(models.Model):
         VERIFYING = "verifying", "verifying"
         VERIFIED = "verified", "verified"
         PRUNED = "pruned", "pruned"
+        # The source field only returned the call's own input (same value or a known projection of it): the
+        # link proves nothing and is never a hop.
+        ECHO = "echo", "echo (returns its input)"
+        # Every trial was skipped (the target lacked a required value, the source never answered): no evidence.
+        UNTESTABLE = "untestable", "untestable"
 
     class Proposer(models.TextChoices):
         RULES = "rules", "rules"
@@ -50,6 +55,16 @@ class CandidateEdge(models.Model):
     trials_skipped = models.PositiveIntegerField(default=0)
     controls_passed = models.PositiveIntegerField(default=0, help_text="Controls whose mismatched value changed B.")
     controls_failed = models.PositiveIntegerField(default=0, help_text="Controls where B ignored the value.")
+    confusions_held = models.PositiveIntegerField(
+        default=0, help_text="Confusion controls where B failed for a value of the most confusable other domain."
+    )
+    confusions_failed = models.PositiveIntegerField(
+        default=0, help_text="Confusion controls where B accepted a value of another domain."
+    )
+    domains = models.JSONField(
+        default=dict, blank=True, help_text='Domains of both ends: {"source": [...], "target": [...]}.'
+    )
+    reason = models.CharField(max_length=300, blank=True, help_text="Why the edge is pruned, an echo or untestable.")
     decided_at = models.DateTimeField(null=True, blank=True)
     note = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -130,7 +145,8 @@ class EdgeTrial(models.Model):
 
     class Kind(models.TextChoices):
         MAIN = "main", "main"
-        CONTROL = "control", "control"
+        CONTROL = "control", "specificity control"
+        CONFUSION = "confusion", "confusion control"
 
     class Outcome(models.TextChoices):
         SUCCESS = posterior.SUCCESS, "success"
@@ -140,7 +156,9 @@ class EdgeTrial(models.Model):
 
     edge = models.ForeignKey(CandidateEdge, on_delete=models.CASCADE, related_name="trials")
     run = models.ForeignKey(VerificationRun, on_delete=models.CASCADE, related_name="trials")
-    seq = models.PositiveIntegerField(help_text="Attempt number within (run, edge): 2 × round, + 1 for a control.")
+    seq = models.PositiveIntegerField(
+        help_text="Attempt number within (run, edge): 3 × round, + 1 for the specificity control, + 2 for the confusion one."
+    )
     round = models.PositiveIntegerField(default=0)
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.MAIN)
     source_call = models.ForeignKey("apis.ApiCall", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")

@@ -9,6 +9,7 @@ from typing import Any
 from django.db.models import Count, Q, QuerySet
 from django.urls import reverse
 
+from graphs.engine import domains as D
 from graphs.engine import graph as graph_engine
 from graphs.engine import posterior as P
 from graphs.models import CandidateEdge, EdgeTrial, GraphSnapshot, VerificationRun
@@ -18,6 +19,8 @@ STATUS_COLOURS = {
     CandidateEdge.Status.VERIFYING: "#bf8700",
     CandidateEdge.Status.PROPOSED: "#57606a",
     CandidateEdge.Status.PRUNED: "#cf222e",
+    CandidateEdge.Status.ECHO: "#8250df",
+    CandidateEdge.Status.UNTESTABLE: "#afb8c1",
 }
 EDGE_ORDERINGS = {
     "posterior": ("-posterior_mean", "-score", "id"),
@@ -95,7 +98,50 @@ def edge_posterior(edge: CandidateEdge) -> dict[str, Any]:
 # --- The network figure ------------------------------------------------------------------------------
 
 
-def network_edges(*, statuses: list[str] | None = None, provider: str = "", tool: int | None = None):
+def _flat_domains(domains: dict | None) -> set[str]:
+    return {d for side in (domains or {}).values() for d in (side or [])}
+
+
+def edge_domains() -> list[tuple[str, str]]:
+    """The domains that some edge's ends have, with their labels, for the network's filter."""
+    seen: set[str] = set()
+    for domains in CandidateEdge.objects.values_list("domains", flat=True):
+        seen |= _flat_domains(domains)
+    return [(name, D.domain(name).label) for name in sorted(seen)]
+
+
+def domain_rows(edge: CandidateEdge) -> list[tuple[str, str, str, str]]:
+    """(end, name, domain, label) for both ends of an edge."""
+    rows = []
+    domains = edge.domains or {}
+    for end, names, key in (("source", edge.source_fields, "source"), ("target", edge.target_params, "target")):
+        found = list(domains.get(key) or [])
+        for index, name in enumerate(names):
+            domain = found[index] if index < len(found) else D.UNKNOWN
+            rows.append((end, name, domain, D.domain(domain).label))
+    return rows
+
+
+def trial_outcome_text(trial: EdgeTrial) -> str:
+    """What a trial's outcome means in words; a control's success is the control holding."""
+    if trial.kind == EdgeTrial.Kind.CONTROL:
+        return {
+            P.SUCCESS: "control held: another valid value changed B's result, as expected",
+            P.STRUCTURAL: "control failed: B returned the same records for another value (it ignores the parameter)",
+        }.get(trial.outcome, trial.outcome)
+    if trial.kind == EdgeTrial.Kind.CONFUSION:
+        return {
+            P.SUCCESS: "control held: B failed or answered about something else for a confusable value, as expected",
+            P.STRUCTURAL: "control failed: B accepted a value of another domain as if it were right",
+        }.get(trial.outcome, trial.outcome)
+    verdict = ((trial.values or {}).get("checks") or {}).get("consistency", {}).get("verdict")
+    if trial.outcome == P.SUCCESS:
+        echo = " (an echo of the source call's input)" if (trial.values or {}).get("echo") else ""
+        return f"success: B found records, {verdict or 'unchecked'}{echo}"
+    return trial.outcome
+
+
+def network_edges(*, statuses: list[str] | None = None, provider: str = "", tool: int | None = None, domain: str = ""):
     edges = edge_list()
     if statuses:
         edges = edges.filter(status__in=statuses)
@@ -105,6 +151,10 @@ def network_edges(*, statuses: list[str] | None = None, provider: str = "", tool
         )
     if tool:
         edges = edges.filter(Q(source_tool_id=tool) | Q(target_tool_id=tool))
+    if domain:
+        # JSON containment is not portable across SQLite and PostgreSQL; the edges are few, so filter here.
+        keep = [pk for pk, domains in edges.values_list("pk", "domains") if domain in _flat_domains(domains)]
+        edges = edges.filter(pk__in=keep)
     return edges
 
 
@@ -121,7 +171,10 @@ def network_figure(edges) -> dict[str, Any]:
         for t in (edge.source_tool, edge.target_tool):
             tools[t.pk] = t
         graph.add_edge(edge.source_tool_id, edge.target_tool_id)
-    positions = nx.spring_layout(graph, seed=7, k=1.2 / math.sqrt(max(1, len(graph)))) if len(graph) else {}
+    # A wider spring and more iterations spread the main cluster; labels point away from the centre (below).
+    positions = (
+        nx.spring_layout(graph, seed=7, k=2.4 / math.sqrt(max(1, len(graph))), iterations=200) if len(graph) else {}
+    )
     figure = go.Figure()
     for status, colour in STATUS_COLOURS.items():
         xs, ys, mx, my, text, urls = [], [], [], [], [], []
@@ -163,7 +216,7 @@ def network_figure(edges) -> dict[str, Any]:
             y=[positions[n][1] for n in node_ids],
             mode="markers+text",
             text=[tools[n].function_name for n in node_ids],
-            textposition="top center",
+            textposition=_label_positions(positions, node_ids),
             textfont={"size": 9},
             marker={"size": 12, "color": "#0969da", "line": {"color": "#fff", "width": 1}},
             customdata=[f"{reverse('graphs:edges')}?tool={n}" for n in node_ids],
@@ -181,6 +234,23 @@ def network_figure(edges) -> dict[str, Any]:
         clickmode="event",
     )
     return json.loads(figure.to_json())
+
+
+def _label_positions(positions: dict, node_ids: list) -> list[str]:
+    """Each tool's label on the side facing away from the layout's centre, so the labels of a dense cluster
+    fan out instead of stacking on top of one another."""
+    if not node_ids:
+        return []
+    cx = sum(positions[n][0] for n in node_ids) / len(node_ids)
+    cy = sum(positions[n][1] for n in node_ids) / len(node_ids)
+    out = []
+    for n in node_ids:
+        dx, dy = positions[n][0] - cx, positions[n][1] - cy
+        if abs(dy) >= abs(dx):
+            out.append("top center" if dy >= 0 else "bottom center")
+        else:
+            out.append("middle right" if dx >= 0 else "middle left")
+    return out
 
 
 def refinement_figure(refinement: dict[str, Any]) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from apis.services import (
     tool_execute_many,
     tool_execute_submit,
 )
+from graphs.engine import domains as D
 from graphs.engine import graph as graph_engine
 from graphs.engine import posterior as P
 from graphs.engine import transforms as T
@@ -53,6 +54,7 @@ OBSERVED_CALLS = 20  # recent successful calls per tool that feed observed value
 RECORDED_INPUTS = 20  # recorded inputs per source tool offered to trials
 UNDECIDED = (CandidateEdge.Status.PROPOSED, CandidateEdge.Status.VERIFYING)
 ENV_RETRIES = 2  # a trial spoiled by a transient fault is run again this many times in its round
+SEQ_STRIDE = 3  # a round's attempt keys: main 3r, specificity control 3r + 1, confusion control 3r + 2
 
 RUN_DEFAULTS: dict[str, Any] = {
     "rounds": 40,  # Thompson-sampling rounds at most; a run ends sooner once no undecided edge is left to try
@@ -293,6 +295,11 @@ def _llm_client():
     return client_from_settings(getattr(settings, "KOPA_EDGE", {}))
 
 
+def _signal_domains(signals: dict) -> dict[str, list[str]]:
+    source, target = (signals or {}).get("domains") or ([], [])
+    return {"source": list(source), "target": list(target)}
+
+
 @transaction.atomic
 def _store_candidates(candidates: Sequence[Candidate], report: ProposeReport) -> None:
     existing = {
@@ -319,6 +326,7 @@ def _store_candidates(candidates: Sequence[Candidate], report: ProposeReport) ->
                     alpha=alpha,
                     beta=beta,
                     posterior_mean=P.mean(alpha, beta),
+                    domains=_signal_domains(candidate.signals),
                 )
             )
             continue
@@ -326,7 +334,8 @@ def _store_candidates(candidates: Sequence[Candidate], report: ProposeReport) ->
             report.unchanged += 1
             continue
         edge.signals, edge.score = candidate.signals, candidate.score
-        fields = ["signals", "score", "updated_at"]
+        edge.domains = _signal_domains(candidate.signals)
+        fields = ["signals", "score", "domains", "updated_at"]
         if edge.trials_main == 0 and edge.controls_passed + edge.controls_failed == 0:
             edge.prior_alpha, edge.prior_beta = P.prior(candidate.score)
             edge.alpha, edge.beta = edge.prior_alpha, edge.prior_beta
@@ -371,9 +380,14 @@ def edge_create(
     if not 0.0 <= score <= 1.0:
         raise EdgeError("score must lie in [0, 1]")
     alpha, beta = P.prior(score)
+    domains = {
+        "source": [_tool_domain(source_tool, name, "field") for name in fields],
+        "target": [_tool_domain(target_tool, name, "param") for name in params],
+    }
     try:
         with transaction.atomic():
             return CandidateEdge.objects.create(
+                domains=domains,
                 source_tool=source_tool,
                 source_field=",".join(fields),
                 target_tool=target_tool,
@@ -393,6 +407,10 @@ def edge_create(
         raise EdgeError("this candidate already exists") from None
 
 
+def _tool_domain(tool: Tool, name: str, side: str) -> str:
+    return D.infer(name, provider=tool.service.provider.code, side=side, tool=tool.function_name)
+
+
 def edge_reset(*, edge: CandidateEdge) -> CandidateEdge:
     """Back to proposed with its prior; its trials stay on record but no longer count."""
     edge.status = CandidateEdge.Status.PROPOSED
@@ -400,6 +418,8 @@ def edge_reset(*, edge: CandidateEdge) -> CandidateEdge:
     edge.posterior_mean = P.mean(edge.alpha, edge.beta)
     edge.trials_success = edge.trials_structural = edge.trials_environmental = edge.trials_skipped = 0
     edge.controls_passed = edge.controls_failed = 0
+    edge.confusions_held = edge.confusions_failed = 0
+    edge.reason = ""
     edge.decided_at = None
     edge.save()
     return edge
@@ -487,6 +507,9 @@ def verification_run_execute(*, run: VerificationRun, reporter: Reporter | None 
     )
     run.refresh_from_db()
     worker = _RoundWorker(run, reporter)
+    mismatched = worker.prune_domain_mismatches()
+    if mismatched:
+        reporter.log(f"{mismatched} edge(s) pruned before any trial: their domains do not join")
     try:
         while state["round"] < rounds:
             reporter.check_cancelled()
@@ -514,6 +537,9 @@ def verification_run_execute(*, run: VerificationRun, reporter: Reporter | None 
             status=VerificationRun.Status.STOPPED, counters=run_counters(run)
         )
         raise
+    untestable = _mark_untestable(run)
+    if untestable:
+        reporter.log(f"{untestable} edge(s) untestable: every trial was skipped")
     counters = run_counters(run)
     VerificationRun.objects.filter(pk=run.pk).update(
         status=VerificationRun.Status.FINISHED, finished_at=timezone.now(), counters=counters, state=state
@@ -560,20 +586,77 @@ def _decide(edge_ids: Sequence[int], policy: P.PosteriorPolicy) -> dict[str, int
             informative=edge.informative_trials,
             controls_passed=edge.controls_passed,
             controls_failed=edge.controls_failed,
+            confusions_held=edge.confusions_held,
+            confusions_failed=edge.confusions_failed,
             policy=policy,
         )
         if verdict is None:
             continue
-        CandidateEdge.objects.filter(pk=edge.pk, status__in=UNDECIDED).update(status=verdict, decided_at=timezone.now())
+        reason = _verdict_reason(edge, verdict)
+        status = verdict
+        if verdict == P.VERIFIED and _all_echoes(edge):
+            status = CandidateEdge.Status.ECHO
+            reason = "every successful trial bound the source call's own input (an echo): it proves no link"
+        CandidateEdge.objects.filter(pk=edge.pk, status__in=UNDECIDED).update(
+            status=status, decided_at=timezone.now(), reason=reason[:300]
+        )
         decided[verdict] += 1
     return decided
 
 
+def _verdict_reason(edge: CandidateEdge, verdict: str) -> str:
+    if verdict == P.VERIFIED:
+        return ""
+    if edge.confusions_failed and not edge.confusions_held:
+        return f"B accepted values of a confusable domain in {edge.confusions_failed} confusion control(s)"
+    if edge.controls_failed and not edge.controls_passed:
+        return f"B ignored the value in {edge.controls_failed} specificity control(s)"
+    top = _top_failure(edge, P.STRUCTURAL)
+    return f"structural failures, mostly {top[0]} ({top[1]})" if top else "structural failures"
+
+
+def _top_failure(edge: CandidateEdge, outcome: str) -> tuple[str, int] | None:
+    """The most common failure class among the edge's main trials of an outcome, with its count."""
+    return (
+        EdgeTrial.objects.filter(edge=edge, kind=EdgeTrial.Kind.MAIN, outcome=outcome)
+        .values_list("failure_class")
+        .annotate(n=Count("id"))
+        .order_by("-n")
+        .first()
+    )
+
+
+def _all_echoes(edge: CandidateEdge) -> bool:
+    flags = [
+        bool((values or {}).get("echo"))
+        for values in EdgeTrial.objects.filter(edge=edge, kind=EdgeTrial.Kind.MAIN, outcome=P.SUCCESS).values_list(
+            "values", flat=True
+        )
+    ]
+    return bool(flags) and all(flags)
+
+
+def _mark_untestable(run: VerificationRun) -> int:
+    """Undecided edges of the run whose every trial was skipped get an honest state, with the reason."""
+    marked = 0
+    tried = EdgeTrial.objects.filter(run=run).values("edge_id")
+    for edge in CandidateEdge.objects.filter(pk__in=tried, status__in=UNDECIDED):
+        if edge.informative_trials or not edge.trials_skipped:
+            continue
+        top = _top_failure(edge, P.SKIPPED)
+        reason = f"all {edge.trials_skipped} trial(s) skipped, mostly {top[0]}" if top else "all trials skipped"
+        CandidateEdge.objects.filter(pk=edge.pk, status__in=UNDECIDED).update(
+            status=CandidateEdge.Status.UNTESTABLE, reason=reason[:300], decided_at=timezone.now()
+        )
+        marked += 1
+    return marked
+
+
 def run_counters(run: VerificationRun) -> dict[str, Any]:
     rows = EdgeTrial.objects.filter(run=run).values("kind", "outcome").annotate(n=Count("id"))
-    counters: dict[str, Any] = {"trials": 0, "main": {}, "control": {}}
+    counters: dict[str, Any] = {"trials": 0, "main": {}, "control": {}, "confusion": {}}
     for row in rows:
-        counters[row["kind"]][row["outcome"]] = row["n"]
+        counters.setdefault(row["kind"], {})[row["outcome"]] = row["n"]
         counters["trials"] += row["n"]
     counters["calls"] = ApiCall.objects.filter(source_kind=TRIAL_SOURCE_KIND, source_id=str(run.pk)).count()
     tried = EdgeTrial.objects.filter(run=run).values("edge_id")
@@ -596,7 +679,7 @@ def verification_run_resume(*, run: VerificationRun, user=None) -> Job:
 @dataclass
 class _Trial:
     edge: CandidateEdge
-    number: int  # the round: the attempt key is (run, edge, 2 * number)
+    number: int  # the round: the attempt key is (run, edge, SEQ_STRIDE * number)
     with_control: bool
     # Which informative attempt of the edge in this run this is (earlier main trials that were not
     # environmental): values are drawn by it, so a trial that a transient fault spoiled is repeated with the
@@ -614,6 +697,11 @@ class _Trial:
     control_params: dict[str, str] | None = None
     control: Execution | None = None
     control_outcome: tuple[str, str] | None = None
+    confusion_bound: dict[str, Any] = field(default_factory=dict)
+    confusion_params: dict[str, str] | None = None
+    confusion: Execution | None = None
+    confusion_outcome: tuple[str, str] | None = None
+    checks: dict[str, Any] = field(default_factory=dict)  # what decided the trial and its controls
 
 
 def _execute(
@@ -666,12 +754,87 @@ class _RoundWorker:
         self.since = run.state.get("since")
         self._pools: dict[tuple[int, int], list[dict[str, str]]] = {}
         self._siblings: dict[tuple[int, int], list[CandidateEdge]] = {}
+        self._domains: dict[int, tuple[dict[str, str], dict[str, str]]] = {}
+
+    # --- domains
+
+    def tool_domains(self, tool: Tool) -> tuple[dict[str, str], dict[str, str]]:
+        """({field path: domain}, {parameter: domain}) of a tool (graphs/engine/domains.py)."""
+        if tool.pk not in self._domains:
+            provider = tool.service.provider.code
+            fields = {
+                _field_path(row): D.infer(_field_path(row), provider=provider, side="field", tool=tool.function_name)
+                for row in tool.record_fields
+                if _field_path(row)
+            }
+            params = {
+                info.name: D.infer(info.name, provider=provider, side="param", tool=tool.function_name)
+                for info in TR.param_infos(tool.parameters)
+            }
+            self._domains[tool.pk] = (fields, params)
+        return self._domains[tool.pk]
+
+    def edge_domains(self, edge: CandidateEdge) -> tuple[list[str], list[str]]:
+        fields, _ = self.tool_domains(edge.source_tool)
+        _, params = self.tool_domains(edge.target_tool)
+        return [fields.get(f, D.UNKNOWN) for f in edge.source_fields], [
+            params.get(p, D.UNKNOWN) for p in edge.target_params
+        ]
+
+    def domain_mismatch(self, edge: CandidateEdge, source: Sequence[str] | None = None) -> str | None:
+        """Why a value of the edge's source cannot fill its target (None when the domains join)."""
+        src, dst = self.edge_domains(edge)
+        src = list(source) if source is not None else src
+        if len(src) == 2:
+            axes = [D.axis(d) for d in src]
+            if "" not in axes and axes != ["x", "y"]:
+                return f"the source pair is ({src[0]}, {src[1]}): its axes would be swapped"
+            groups = [D.domain(d).group for d in (*src, *dst)]
+            if edge.transform == "pair" and len(set(groups)) > 1 and "" not in groups:
+                return f"a {groups[0]} pair is not a {groups[2]} pair"
+            if edge.transform.startswith("project:"):
+                _, frame_from, frame_to = edge.transform.split(":")
+                if (groups[0] and groups[0] != frame_from) or (groups[2] and groups[2] != frame_to):
+                    return f"{edge.transform} does not join a {groups[0]} pair to a {groups[2]} pair"
+            return None
+        joined = D.match(src[0], dst[0])
+        if joined is None:
+            return D.mismatch_reason(src[0], dst[0])
+        if joined.transforms is not None and edge.transform not in joined.transforms:
+            return f"{src[0]} -> {dst[0]} goes through {', '.join(joined.transforms)}, not {edge.transform}"
+        return None
+
+    def prune_domain_mismatches(self) -> int:
+        """Undecided edges whose domains cannot join (a planted 시군구 -> areaCode) are pruned with the reason
+        before any call is made; every undecided edge in scope gets its domains recorded."""
+        edges = CandidateEdge.objects.filter(status__in=UNDECIDED).select_related(
+            "source_tool__service__provider", "target_tool__service__provider"
+        )
+        if self.params["edge_ids"]:
+            edges = edges.filter(pk__in=self.params["edge_ids"])
+        pruned = 0
+        for edge in edges:
+            src, dst = self.edge_domains(edge)
+            domains = {"source": src, "target": dst}
+            reason = self.domain_mismatch(edge)
+            if reason is None:
+                if edge.domains != domains:
+                    CandidateEdge.objects.filter(pk=edge.pk).update(domains=domains)
+                continue
+            CandidateEdge.objects.filter(pk=edge.pk, status__in=UNDECIDED).update(
+                status=CandidateEdge.Status.PRUNED,
+                domains=domains,
+                reason=f"domain mismatch: {reason}"[:300],
+                decided_at=timezone.now(),
+            )
+            pruned += 1
+        return pruned
 
     def run_round(self, number: int, plan: Sequence[Sequence[int]]) -> None:
         edges = CandidateEdge.objects.select_related(
             "source_tool__service__provider", "target_tool__service__provider"
         ).in_bulk([edge_id for edge_id, _ in plan])
-        done = set(EdgeTrial.objects.filter(run=self.run, seq=2 * number).values_list("edge_id", "seq"))
+        done = set(EdgeTrial.objects.filter(run=self.run, seq=SEQ_STRIDE * number).values_list("edge_id", "seq"))
         attempts = dict(
             EdgeTrial.objects.filter(run=self.run, kind=EdgeTrial.Kind.MAIN, round__lt=number)
             .exclude(outcome=P.ENVIRONMENTAL)
@@ -685,7 +848,7 @@ class _RoundWorker:
             if edge is None:
                 continue  # deleted meanwhile
             # A main trial and its control are stored together, so a stored main means the attempt is done.
-            if (edge_id, 2 * number) in done:
+            if (edge_id, SEQ_STRIDE * number) in done:
                 continue
             trials.append(_Trial(edge, number, bool(with_control), attempt=attempts.get(edge_id, 0)))
         _Pipeline(self, trials).run()
@@ -716,6 +879,18 @@ class _RoundWorker:
             trial.outcome = (P.STRUCTURAL, binding)
             return None
         trial.binding = binding
+        src, dst = self.edge_domains(edge)
+        provider = edge.source_tool.service.provider.code
+        effective = [
+            D.request_domain(name, domain, provider=provider, request=trial.source_params)
+            for name, domain in zip(edge.source_fields, src, strict=True)
+        ]
+        trial.values["domains"] = {"source": effective, "target": dst}
+        if effective != src and self.domain_mismatch(edge, effective):
+            # areaCode2's code is a 시군구 code when the request named an area: not this link's kind of value.
+            trial.outcome = (P.SKIPPED, TR.DOMAIN_BY_REQUEST)
+            return None
+        trial.values["echo"] = TR.is_echo(binding.source_values, trial.source_params)
         siblings = self._sibling_values(edge, records[binding.record_index], set(binding.bound))
         params = TR.target_params(edge.target_tool.parameters, binding.bound, siblings)
         trial.values.update(source_values=binding.source_values, bound=binding.bound, siblings=siblings)
@@ -725,24 +900,58 @@ class _RoundWorker:
         trial.target_params = params
         return edge.target_tool, params
 
+    def _check(self, trial: _Trial, bound: dict[str, Any], records) -> TR.Check:
+        edge = trial.edge
+        source_fields, _ = self.tool_domains(edge.source_tool)
+        target_fields, target_params = self.tool_domains(edge.target_tool)
+        record = trial.source.result.records[trial.binding.record_index]
+        bound_domains = {name: target_params.get(name, D.UNKNOWN) for name in bound}
+        return TR.consistency(bound, bound_domains, record, source_fields, records, target_fields)
+
     def after_target(self, trial: _Trial, execution: Execution) -> tuple[Tool, dict[str, str]] | None:
         trial.target = execution
-        trial.outcome = TR.target_outcome(execution.result.ok, execution.result.error_class, execution.result.records)
+        result = execution.result
+        trial.outcome = TR.target_outcome(result.ok, result.error_class, result.records)
+        if trial.outcome[0] == P.SUCCESS:
+            check = self._check(trial, trial.binding.bound, result.records)
+            trial.checks["consistency"] = check.to_dict()
+            if check.verdict == TR.INCONSISTENT_CHECK:
+                trial.outcome = (P.STRUCTURAL, TR.INCONSISTENT)
+        elif trial.outcome[1] == TR.NEGATIVE_ANSWER:
+            trial.checks["consistency"] = {"verdict": "negative", "detail": "B answered with a record that says no"}
+            from_examples = self._required_from_examples(trial)
+            if from_examples:
+                # NTS validate compares the owner's start date and name: taken from examples, a 02 says nothing
+                # about the bound value. The trial is skipped; such an edge ends untestable, not verified.
+                trial.checks["consistency"]["detail"] += f"; {', '.join(from_examples)} came from examples"
+                trial.outcome = (P.SKIPPED, TR.NEGATIVE_WITH_EXAMPLES)
         if not trial.with_control or trial.outcome[0] != P.SUCCESS:
             return None
+        # Specificity: another valid value of the same domain must change what B returns.
         rng = rng_for(self.seed, "control", trial.edge.pk, trial.attempt)
         schema = trial.edge.target_tool.parameters
-        trial.control_bound = {
-            name: TR.perturb(value, rng, TR.param_enum(schema, name)) for name, value in trial.binding.bound.items()
-        }
-        # The same request with the mismatched value(s) in place of the bound ones.
+        _, dst = self.edge_domains(trial.edge)
+        params = trial.edge.target_params
+        picked = TR.specificity_value(
+            trial.source.result.records, trial.edge.source_fields, trial.edge.transform, trial.binding.bound, dst, rng
+        )
+        if picked is not None:
+            values, origin = picked
+            trial.control_bound = dict(zip(params, values, strict=True))
+        else:
+            origin = "no other valid value known: a mismatched value of the same shape"
+            trial.control_bound = {
+                name: TR.perturb(value, rng, TR.param_enum(schema, name)) for name, value in trial.binding.bound.items()
+            }
+        trial.checks["specificity"] = {"value": trial.control_bound, "origin": origin}
+        # The same request with the other value(s) in place of the bound ones.
         control = TR.target_params(schema, trial.control_bound, trial.values.get("siblings") or {})
         if isinstance(control, str):
-            return None
+            return self._confusion(trial)
         trial.control_params = control
         return trial.edge.target_tool, trial.control_params
 
-    def after_control(self, trial: _Trial, execution: Execution) -> None:
+    def after_control(self, trial: _Trial, execution: Execution) -> tuple[Tool, dict[str, str]] | None:
         trial.control = execution
         trial.control_outcome = TR.control_outcome(
             TR.fingerprint(trial.target.result.records),
@@ -750,6 +959,38 @@ class _RoundWorker:
             execution.result.error_class,
             execution.result.records,
         )
+        return self._confusion(trial)
+
+    def _required_from_examples(self, trial: _Trial) -> list[str]:
+        """Required target parameters that neither the binding nor a sibling filled (they are examples)."""
+        given = set(trial.binding.bound) | set(trial.values.get("siblings") or {})
+        return sorted(TR.required_names(trial.edge.target_tool.parameters) - given)
+
+    def _confusion(self, trial: _Trial) -> tuple[Tool, dict[str, str]] | None:
+        """Confusion: a valid value of the most confusable other domain must fail or be inconsistent."""
+        _, dst = self.edge_domains(trial.edge)
+        rng = rng_for(self.seed, "confusion", trial.edge.pk, trial.attempt)
+        picked = TR.confusion_value(dst, rng)
+        if picked is None:
+            trial.checks["confusion"] = {"origin": "no confusable domain with reference values; not run"}
+            return None
+        values, origin = picked
+        trial.confusion_bound = dict(zip(trial.edge.target_params, values, strict=True))
+        trial.checks["confusion"] = {"value": trial.confusion_bound, "origin": origin}
+        schema = trial.edge.target_tool.parameters
+        params = TR.target_params(schema, trial.confusion_bound, trial.values.get("siblings") or {})
+        if isinstance(params, str):
+            return None
+        trial.confusion_params = params
+        return trial.edge.target_tool, params
+
+    def after_confusion(self, trial: _Trial, execution: Execution) -> None:
+        trial.confusion = execution
+        result = execution.result
+        check = self._check(trial, trial.confusion_bound, result.records) if result.ok and result.records else None
+        if check is not None:
+            trial.checks["confusion"]["consistency"] = check.to_dict()
+        trial.confusion_outcome = TR.confusion_outcome(result.ok, result.error_class, result.records, check)
 
     # --- inputs and siblings
 
@@ -830,7 +1071,7 @@ class _RoundWorker:
         return values
 
 
-_SOURCE, _TARGET, _CONTROL = "source", "target", "control"
+_SOURCE, _TARGET, _CONTROL, _CONFUSION = "source", "target", "control", "confusion"
 
 
 class _Pipeline:
@@ -892,8 +1133,8 @@ class _Pipeline:
             return
         tool, params = call
         key = _call_key(tool, params)
-        if stage == _CONTROL:
-            key = (key[0], f"{key[1]}#{trial.edge.pk}")  # a control is the trial's own call
+        if stage in (_CONTROL, _CONFUSION):
+            key = (key[0], f"{key[1]}#{stage}#{trial.edge.pk}")  # a control is the trial's own call
         shared = (stage, key)
         if shared in self.finished:
             self._step(trial, stage, self.finished[shared])
@@ -924,6 +1165,8 @@ class _Pipeline:
                 trial.values["error"] = str(exc)
                 if stage == _CONTROL:
                     trial.control_outcome = (P.SKIPPED, "executor.refused")
+                elif stage == _CONFUSION:
+                    trial.confusion_outcome = (P.SKIPPED, "executor.refused")
                 else:
                     trial.outcome = (P.SKIPPED, "executor.refused")
                 self.settled.append(trial)
@@ -941,15 +1184,21 @@ class _Pipeline:
             self._advance(trial, _TARGET, self.worker.after_source(trial, execution))
         elif stage == _TARGET:
             self._advance(trial, _CONTROL, self.worker.after_target(trial, execution))
+        elif stage == _CONTROL:
+            self._advance(trial, _CONFUSION, self.worker.after_control(trial, execution))
         else:
-            self.worker.after_control(trial, execution)
+            self.worker.after_confusion(trial, execution)
             self._settle(trial)
 
     def _settle(self, trial: _Trial) -> None:
         """A trial that a transient fault spoiled (after the executor's own retries) is run again whole, with
         the same draws, up to ENV_RETRIES times; only then does it count as environmental. So faults leave
         the round, and with it the run, as it would have been without them."""
-        spoiled = P.ENVIRONMENTAL in ((trial.outcome or ("",))[0], (trial.control_outcome or ("",))[0])
+        spoiled = P.ENVIRONMENTAL in (
+            (trial.outcome or ("",))[0],
+            (trial.control_outcome or ("",))[0],
+            (trial.confusion_outcome or ("",))[0],
+        )
         if spoiled and trial.retries < ENV_RETRIES:
             self.queue.append(_Trial(trial.edge, trial.number, trial.with_control, trial.attempt, trial.retries + 1))
             return
@@ -965,19 +1214,27 @@ def _call_key(tool: Tool, params: dict[str, str]) -> tuple[int, str]:
     return tool.pk, repr(sorted(params.items()))
 
 
+_KIND_OFFSET = {EdgeTrial.Kind.MAIN: 0, EdgeTrial.Kind.CONTROL: 1, EdgeTrial.Kind.CONFUSION: 2}
+
+
 def _trial_row(run: VerificationRun, trial: _Trial, kind: str, outcome: tuple[str, str], policy) -> EdgeTrial:
-    main = kind == EdgeTrial.Kind.MAIN
-    target = trial.target if main else trial.control
+    target = {EdgeTrial.Kind.MAIN: trial.target, EdgeTrial.Kind.CONTROL: trial.control}.get(kind, trial.confusion)
     values = dict(trial.values)
     values["source_params"] = trial.source_params
-    values["target_params"] = trial.target_params if main else trial.control_params
-    if not main:
+    values["checks"] = dict(trial.checks)
+    if kind == EdgeTrial.Kind.MAIN:
+        values["target_params"] = trial.target_params
+    elif kind == EdgeTrial.Kind.CONTROL:
+        values["target_params"] = trial.control_params
         values["bound"] = trial.control_bound
+    else:
+        values["target_params"] = trial.confusion_params
+        values["bound"] = trial.confusion_bound
     da, db = _deltas(kind, outcome[0], policy)
     return EdgeTrial(
         edge=trial.edge,
         run=run,
-        seq=2 * trial.number + (0 if main else 1),
+        seq=SEQ_STRIDE * trial.number + _KIND_OFFSET[kind],
         round=trial.number,
         kind=kind,
         source_call=trial.source.call if trial.source else None,
@@ -1015,6 +1272,8 @@ def _store_trial(run: VerificationRun, trial: _Trial, policy: P.PosteriorPolicy)
     rows = [_trial_row(run, trial, EdgeTrial.Kind.MAIN, trial.outcome, policy)]
     if trial.control_outcome is not None:
         rows.append(_trial_row(run, trial, EdgeTrial.Kind.CONTROL, trial.control_outcome, policy))
+    if trial.confusion_outcome is not None:
+        rows.append(_trial_row(run, trial, EdgeTrial.Kind.CONFUSION, trial.confusion_outcome, policy))
     with transaction.atomic():
         for row in rows:
             _, created = EdgeTrial.objects.get_or_create(
@@ -1036,6 +1295,11 @@ def _store_trial(run: VerificationRun, trial: _Trial, policy: P.PosteriorPolicy)
             if row.kind == EdgeTrial.Kind.MAIN:
                 counter = _MAIN_COUNTER[row.outcome]
                 updates[counter] = F(counter) + 1
+            elif row.kind == EdgeTrial.Kind.CONFUSION:
+                if row.outcome == P.SUCCESS:
+                    updates["confusions_held"] = F("confusions_held") + 1
+                elif row.outcome == P.STRUCTURAL:
+                    updates["confusions_failed"] = F("confusions_failed") + 1
             elif row.outcome == P.SUCCESS:
                 updates["controls_passed"] = F("controls_passed") + 1
             elif row.outcome == P.STRUCTURAL:
@@ -1074,6 +1338,7 @@ def _graph_rows(statuses: Iterable[str]) -> tuple[list[dict], list[dict]]:
                 "field": edge.source_field,
                 "param": edge.target_param,
                 "transform": edge.transform,
+                "domains": edge.domains,
                 "status": edge.status,
                 "alpha": round(edge.alpha, 4),
                 "beta": round(edge.beta, 4),

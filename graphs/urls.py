@@ -11,6 +11,7 @@ urlpatterns = [
     path("runs/", views.run_list_page, name="runs"),
     path("runs/start/", views.run_start, name="run_start"),
     path("runs/<int:pk>/", views.run_detail, name="run"),
+    path("runs/<int:pk>/live/", views.run_live, name="run_live"),
     path("runs/<int:pk>/resume/", views.run_resume, name="run_resume"),
     path("snapshots/", views.snapshot_list_page, name="snapshots"),
     path("snapshots/take/", views.snapshot_take, name="snapshot_take"),

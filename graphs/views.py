@@ -15,6 +15,8 @@ from graphs.models import CandidateEdge, GraphSnapshot, VerificationRun
 from graphs.selectors import (
     EDGE_ORDERINGS,
     STATUS_COLOURS,
+    domain_rows,
+    edge_domains,
     edge_list,
     edge_posterior,
     edge_trials,
@@ -27,6 +29,7 @@ from graphs.selectors import (
     snapshot_export,
     snapshot_list,
     status_counts,
+    trial_outcome_text,
 )
 from graphs.services import (
     RUN_DEFAULTS,
@@ -54,7 +57,8 @@ def index(request):
         CandidateEdge.Status.VERIFYING,
     ]
     provider = request.GET.get("provider", "")
-    edges = network_edges(statuses=statuses, provider=provider).order_by("-posterior_mean", "id")
+    domain = request.GET.get("domain", "")
+    edges = network_edges(statuses=statuses, provider=provider, domain=domain).order_by("-posterior_mean", "id")
     shown = list(edges[:NETWORK_LIMIT])
     counts = status_counts()
     latest = snapshot_list().first()
@@ -72,6 +76,8 @@ def index(request):
             "status_choices": [(s, STATUS_COLOURS[s]) for s in CandidateEdge.Status.values],
             "providers": providers(),
             "provider": provider,
+            "domain": domain,
+            "domains": edge_domains(),
             "latest": latest,
             "refinement": refinement,
             "refinement_figure": refinement_figure(refinement),
@@ -111,6 +117,8 @@ def edge_detail(request, pk: int):
     require_role(request)
     edge = get_object_or_404(edge_list(), pk=pk)
     trials = list(edge_trials(edge=edge)[:500])
+    for trial in trials:
+        trial.outcome_text = trial_outcome_text(trial)
     try:
         transform_text = T.describe(edge.transform)
     except T.TransformError:
@@ -124,7 +132,10 @@ def edge_detail(request, pk: int):
             "posterior": edge_posterior(edge),
             "posterior_figure": posterior_figure(edge),
             "transform_text": transform_text,
-            "signals": [(k, v) for k, v in (edge.signals or {}).items() if k != "total"],
+            "signals": [
+                (k, v) for k, v in (edge.signals or {}).items() if k not in ("total", "domains", "domain_factor")
+            ],
+            "domain_rows": domain_rows(edge),
         },
     )
 
@@ -137,17 +148,33 @@ def run_list_page(request):
     return render(request, "graphs/run_list.html", {"page": page, "can_review": has_role(request.user, REVIEWER)})
 
 
+def _run_context(request, pk: int) -> dict:
+    run = get_object_or_404(run_list(), pk=pk)
+    decided = run.counters.get("edges", {}) if run.counters else {}
+    job_working = bool(run.job_id) and not run.job.is_finished
+    return {
+        "run": run,
+        "decided": decided,
+        "can_review": has_role(request.user, REVIEWER),
+        # Live while its job works (or a run is pending its job); Resume only once no job works on it.
+        "running": job_working or run.status == VerificationRun.Status.RUNNING and not run.job_id,
+        "resumable": run.status != VerificationRun.Status.FINISHED and not job_working,
+    }
+
+
 @login_required
 @require_GET
 def run_detail(request, pk: int):
     require_role(request)
-    run = get_object_or_404(run_list(), pk=pk)
-    decided = run.counters.get("edges", {}) if run.counters else {}
-    return render(
-        request,
-        "graphs/run_detail.html",
-        {"run": run, "decided": decided, "can_review": has_role(request.user, REVIEWER)},
-    )
+    return render(request, "graphs/run_detail.html", _run_context(request, pk))
+
+
+@login_required
+@require_GET
+def run_live(request, pk: int):
+    """The changing part of a run's page, fetched every 2 s by htmx while the run's job works."""
+    require_role(request)
+    return render(request, "graphs/_run_live.html", _run_context(request, pk))
 
 
 @login_required

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
+from graphs.engine import domains as D
 from graphs.engine import shapes
 from graphs.engine import transforms as T
 from graphs.engine.coords import CoordPair, coordinate_pairs
@@ -101,6 +102,7 @@ class _Side:
     shape: shapes.Shape
     # What transform inference needs to know of the samples, as one hashable key (see _profile).
     profile: tuple = ()
+    domain: str = D.UNKNOWN  # what kind of value it is (graphs/engine/domains.py)
 
 
 def _samples(examples: Sequence[str], observed: Sequence[str], limit: int = 40) -> tuple[str, ...]:
@@ -188,20 +190,22 @@ def _sides(tools: Sequence[ToolInfo]) -> tuple[list[_Side], list[_Side]]:
     # Equal shapes and profiles become one object each, so caches can key on identity (hashing is slow).
     interned: dict = {}
 
-    def side(tool: int, name: str, short: str, description: str, examples, observed) -> _Side:
+    def side(tool: int, name: str, short: str, description: str, examples, observed, kind: str) -> _Side:
         samples = _samples(examples, observed)
         shape = interned.setdefault(shapes.profile(samples), shapes.profile(samples))
         profile = _profile(shape, samples)
         profile = interned.setdefault(profile, profile)
-        return _Side(tool, name, short, f"{short} {description}", samples, tuple(observed), shape, profile)
+        info = tools[tool]
+        domain = D.infer(name, provider=info.provider, side=kind, tool=info.name)
+        return _Side(tool, name, short, f"{short} {description}", samples, tuple(observed), shape, profile, domain)
 
     sources, targets = [], []
     for index, tool in enumerate(tools):
         for f in tool.fields:
-            sources.append(side(index, f.path, f.name, f.description, f.examples, f.observed))
+            sources.append(side(index, f.path, f.name, f.description, f.examples, f.observed, "field"))
         for p in tool.params:
             if not is_control_param(p.name):
-                targets.append(side(index, p.name, p.name, p.description, p.examples, p.observed))
+                targets.append(side(index, p.name, p.name, p.description, p.examples, p.observed, "param"))
     return sources, targets
 
 
@@ -306,6 +310,9 @@ def _generate(tools, config, retriever, progress) -> list[Candidate]:
                 target = targets[t_index]
                 if target.tool == source.tool:
                     continue
+                # Only a value of the kind the parameter means: domains must join (or be unknown, penalized).
+                if D.match(source.domain, target.domain) is None:
+                    continue
                 # An easting never fills a northing: both sides are coordinates and their axes differ.
                 axis = axes.get((source.tool, source.name, False))
                 if axis and axes.get((target.tool, target.name, True), axis) != axis:
@@ -397,14 +404,20 @@ class _Scorer:
                 concept_transforms(source.short, target.short),
             )
         name, linked = named
+        joined = D.match(source.domain, target.domain)
+        if joined is None:
+            return None
         description = max(0.0, self.retriever.similarity(s_index, t_index))
         config = self.config
         ceiling = config.weight_name * name + config.weight_description * description + config.weight_shape
         if source.observed and target.observed:
             ceiling += config.weight_overlap
+        ceiling *= joined.factor
         if ceiling < max(floor, config.min_score):
             return None
-        if linked:
+        if joined.transforms is not None:
+            specs = joined.transforms  # the domain table's registered transform, not a guess from shapes
+        elif linked:
             specs = linked
         else:
             pair = (id(source.profile), id(target.profile))
@@ -423,7 +436,7 @@ class _Scorer:
                 shape = self._fits[fit] = shapes.compatibility(shape_after, target.shape)
             # Only values seen in real calls count: shared spec examples would make every pair look linked.
             overlap = shapes.overlap(observed_after, target.observed) if observed_after and target.observed else 0.0
-            total = _score(self.config, name, description, shape, overlap)
+            total = round(_score(self.config, name, description, shape, overlap) * joined.factor, 4)
             if chosen is None or total > chosen[0]:
                 chosen = (total, spec, name, description, shape, overlap)
         if chosen is None or chosen[0] < self.config.min_score:
@@ -433,6 +446,7 @@ class _Scorer:
 
 def _candidate(tools: Sequence[ToolInfo], source: _Side, target: _Side, scored: tuple) -> Candidate:
     total, spec, name, description, shape, overlap = scored
+    joined = D.match(source.domain, target.domain)
     return Candidate(
         source_tool=tools[source.tool].id,
         source_field=source.name,
@@ -446,6 +460,8 @@ def _candidate(tools: Sequence[ToolInfo], source: _Side, target: _Side, scored: 
             "shape": round(shape, 4),
             "overlap": round(overlap, 4),
             "total": total,
+            "domains": [[source.domain], [target.domain]],
+            "domain_factor": joined.factor if joined else 0.0,
         },
     )
 
@@ -504,9 +520,14 @@ def _coordinate_candidates(tools: Sequence[ToolInfo], config: MatchConfig, provi
     for t_index, (target_tool, target_pair, _) in enumerate(targets):
         ranked = []
         for s_index, (source_tool, source_pair, _) in enumerate(sources):
-            if source_tool == target_tool or source_pair.frame == target_pair.frame:
+            if source_tool == target_tool:
                 continue
-            spec = f"project:{source_pair.frame}:{target_pair.frame}"
+            # Values that only mean something together bind together: a pair in the same frame is one
+            # two-field edge ("pair"), never two single fields from different records.
+            if source_pair.frame == target_pair.frame:
+                spec = "pair"
+            else:
+                spec = f"project:{source_pair.frame}:{target_pair.frame}"
             samples = values[(source_tool, source_pair.names)]
             projected = 0
             for x, y in samples:
@@ -534,6 +555,11 @@ def _coordinate_candidates(tools: Sequence[ToolInfo], config: MatchConfig, provi
                             "shape": round(shape, 4),
                             "overlap": 0.0,
                             "total": total,
+                            "domains": [
+                                list(D.pair_domains(source_pair.frame)),
+                                list(D.pair_domains(target_pair.frame)),
+                            ],
+                            "domain_factor": 1.0,
                         },
                     )
                 )

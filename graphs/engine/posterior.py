@@ -147,17 +147,27 @@ def decide(
     informative: int,
     controls_passed: int = 0,
     controls_failed: int = 0,
+    confusions_held: int = 0,
+    confusions_failed: int = 0,
     policy: PosteriorPolicy = DEFAULT_POLICY,
 ) -> str | None:
-    """VERIFIED, PRUNED or None (keep trying), from the posterior and the number of informative trials."""
+    """VERIFIED, PRUNED or None (keep trying), from the posterior and the number of informative trials.
+
+    Specificity controls (another valid value of the same domain changed B's result) are controls_*; confusion
+    controls (a value of the most confusable other domain made B fail) are confusions_*. An edge whose target
+    accepts the confusable domain as readily as the right one is never verified."""
     if controls_passed == 0 and controls_failed >= policy.uninformative_controls:
+        return PRUNED
+    if confusions_held == 0 and confusions_failed >= policy.uninformative_controls:
         return PRUNED
     if informative < policy.n_min:
         return None
     if cdf(policy.theta_prune, alpha, beta) >= policy.confidence:
         return PRUNED
-    if prob_above(policy.theta_verify, alpha, beta) >= policy.confidence and (
-        controls_passed > 0 or not policy.require_control
+    if (
+        prob_above(policy.theta_verify, alpha, beta) >= policy.confidence
+        and (controls_passed > 0 or not policy.require_control)
+        and confusions_failed <= confusions_held
     ):
         return VERIFIED
     return None

@@ -80,6 +80,10 @@ def _lower(value: str) -> tuple[str, ...]:
     return (value.lower(),)
 
 
+def _pair(x_value: str, y_value: str) -> tuple[str, ...]:
+    return (x_value, y_value)
+
+
 def _strip(value: str) -> tuple[str, ...]:
     return (value.strip(),)
 
@@ -137,6 +141,7 @@ TRANSFORMS: dict[str, Transform] = {
         Transform("lower", 1, (), "lower case", _lower),
         Transform("strip", 1, (), "without surrounding whitespace", _strip),
         Transform("ymd_to_ym", 1, (), "YYYYMMDD -> YYYYMM", _ymd_to_ym),
+        Transform("pair", 2, (), "a coordinate pair as it is, both values from one record (same frame)", _pair),
         Transform(
             "project",
             2,

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from graphs.engine import domains as D
 from graphs.engine import transforms as T
 from graphs.engine.candidates import ParamInfo
 from graphs.engine.names import is_control_param
@@ -26,6 +27,12 @@ TRANSFORM_FAILED = "binding.transform"
 MISSING_REQUIRED = "target.missing_required"
 SOURCE_NO_RECORDS = "source.no_records"
 UNINFORMATIVE = "control.uninformative"
+NEGATIVE_ANSWER = "target.negative_answer"  # records that say "no" (NTS validate 02, an unregistered number)
+NEGATIVE_WITH_EXAMPLES = "target.negative_needs_user_values"  # a "no" about values that came from examples
+INCONSISTENT = "consistency.mismatch"  # B's records contradict A's record on a shared domain
+CONFUSION_ACCEPTED = "confusion.accepted"  # B answered a value of another domain as if it were right
+DOMAIN_BY_REQUEST = "source.domain_by_request"  # with this input the field holds another kind of value
+CONSISTENT, INCONSISTENT_CHECK, UNCHECKED = "consistent", "inconsistent", "unchecked"
 MAX_ENUM_VARIANTS = 6
 
 
@@ -325,6 +332,8 @@ def source_outcome(ok: bool, error_class: str | None, records: Sequence) -> tupl
 
 def target_outcome(ok: bool, error_class: str | None, records: Sequence) -> tuple[str, str]:
     if ok and records:
+        if all(isinstance(r, Mapping) and D.is_negative(r) for r in records):
+            return STRUCTURAL, NEGATIVE_ANSWER
         return SUCCESS, ""
     if _is_env(error_class):
         return ENVIRONMENTAL, error_class or ""
@@ -342,3 +351,167 @@ def control_outcome(main_fingerprint: str, ok: bool, error_class: str | None, re
     if ok and records and fingerprint(records) == main_fingerprint:
         return STRUCTURAL, UNINFORMATIVE
     return SUCCESS, ""
+
+
+# --- Echoes, consistency and the two controls -------------------------------------------------------------
+
+
+def _scalars(value: Any) -> list[str]:
+    """Every scalar inside a request value (NTS validate's businesses list of objects included)."""
+    if isinstance(value, Mapping):
+        return [text for item in value.values() for text in _scalars(item)]
+    if isinstance(value, list | tuple):
+        return [text for item in value for text in _scalars(item)]
+    text = _text(value)
+    return [text.strip()] if text else []
+
+
+def _same(a: str, b: str) -> bool:
+    a, b = a.strip(), b.strip()
+    if a == b:
+        return True
+    return a.isdigit() and b.isdigit() and int(a) == int(b)
+
+
+def is_echo(source_values: Mapping[str, str], source_params: Mapping[str, Any] | None) -> bool:
+    """True when every value read from the source record is the call's own input: the same value, or a known
+    projection of it (a slice of a 10-digit code, the input zero-padded). RTMS's sggCd is its LAWD_CD, Juso's
+    addrCoordApi admCd its admCd, a forecast's nx its nx: such a field proves nothing about a link."""
+    inputs = [text for value in (source_params or {}).values() for text in _scalars(value)]
+    if not inputs or not source_values:
+        return False
+    for value in source_values.values():
+        text = str(value).strip()
+        if not text:
+            return False
+        if not any(
+            _same(text, given) or (len(given) == 10 and given.isdigit() and text in (given[:5], given[5:]))
+            for given in inputs
+        ):
+            return False
+    return True
+
+
+@dataclass(frozen=True)
+class Check:
+    """What decided a trial's consistency: the verdict, and the evidence in words."""
+
+    verdict: str  # consistent | inconsistent | unchecked
+    detail: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"verdict": self.verdict, "detail": self.detail}
+
+
+def _domain_values(records: Sequence[Mapping[str, Any]], domains: Mapping[str, str]) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for path, domain in domains.items():
+        if not D.chainable(domain) or D.is_coordinate(domain) or domain == D.UNKNOWN:
+            continue
+        for record in records:
+            text = _text(record_value(record, path))
+            if text:
+                found.setdefault(domain, set()).add(text.strip())
+    return found
+
+
+def consistency(
+    bound: Mapping[str, Any],
+    bound_domains: Mapping[str, str],
+    source_record: Mapping[str, Any],
+    source_domains: Mapping[str, str],
+    target_records: Sequence[Mapping[str, Any]],
+    target_domains: Mapping[str, str],
+) -> Check:
+    """Are B's records about what A's record is about? B echoes the bound value in a field of its domain
+    (consistent), or fields of a domain present on both sides agree (consistent) or all disagree
+    (inconsistent); with neither, unchecked."""
+    records = [r for r in target_records if isinstance(r, Mapping)]
+    theirs = _domain_values(records, target_domains)
+    for param, value in bound.items():
+        domain = bound_domains.get(param, D.UNKNOWN)
+        seen = theirs.get(domain, set())
+        given = _scalars(value)
+        if given and any(_same(g, v) for g in given for v in seen):
+            return Check(CONSISTENT, f"B echoes the bound {param}={given[0]} ({domain})")
+    ours = _domain_values([source_record], source_domains)
+    agree, disagree = [], []
+    for domain, values in ours.items():
+        other = theirs.get(domain)
+        if not other:
+            continue
+        if any(_same(a, b) for a in values for b in other):
+            agree.append(domain)
+        else:
+            disagree.append(f"{domain} {sorted(values)[0]} vs {sorted(other)[0]}")
+        # A 10-digit 법정동 code on one side and its 시군구 prefix on the other agree through the slice.
+    for (src, dst), specs in D.LINKS.items():
+        if src in ours and dst in theirs and src != dst:
+            projected = set()
+            for value in ours[src]:
+                for spec in specs:
+                    try:
+                        projected.add(T.apply(spec, [value])[0])
+                    except T.TransformError:
+                        continue
+            if projected & theirs[dst]:
+                agree.append(f"{src}->{dst}")
+    if agree:
+        return Check(CONSISTENT, "A and B agree on " + ", ".join(sorted(agree)))
+    if disagree:
+        return Check(INCONSISTENT_CHECK, "A and B disagree on " + "; ".join(sorted(disagree)))
+    return Check(UNCHECKED, "no field of a shared domain to compare; controls decide")
+
+
+def specificity_value(
+    records: Sequence[Mapping[str, Any]],
+    source_fields: Sequence[str],
+    transform: str,
+    bound: Mapping[str, Any],
+    target_domains: Sequence[str],
+    rng: random.Random,
+) -> tuple[list[Any], str] | None:
+    """Another valid value of the same domain: first from A's other records (another district, another
+    station), else from the domain's reference samples. None when there is none."""
+    current = [str(v) for v in bound.values()]
+    others = []
+    for _, values in field_tuples(records, source_fields):
+        try:
+            out = list(T.apply(transform, list(values)))
+        except T.TransformError:
+            continue
+        if [str(v) for v in out] != current and out not in others:
+            others.append(out)
+    if others:
+        return others[rng.randrange(len(others))], "another value from A's records"
+    if len(target_domains) == 1:
+        samples = [v for v in D.domain(target_domains[0]).samples if not _same(v, current[0])]
+        if samples:
+            return [samples[rng.randrange(len(samples))]], f"another {target_domains[0]} from the reference table"
+    return None
+
+
+def confusion_value(target_domains: Sequence[str], rng: random.Random) -> tuple[list[str], str] | None:
+    """A valid value of the domain most easily mistaken for the target's (a 시군구 code where a TourAPI
+    areaCode belongs); None for coordinates and for domains without a confusable one."""
+    if len(target_domains) != 1:
+        return None
+    confusable = D.domain(target_domains[0]).confusable
+    samples = D.domain(confusable).samples if confusable else ()
+    if not samples:
+        return None
+    return [samples[rng.randrange(len(samples))]], f"a {confusable} ({D.domain(confusable).label})"
+
+
+def confusion_outcome(ok: bool, error_class: str | None, records: Sequence, check: Check | None) -> tuple[str, str]:
+    """SUCCESS (the control held) when B failed, found nothing, said no, or answered about something else;
+    STRUCTURAL when B answered the other domain's value as if it were right."""
+    if _is_env(error_class):
+        return ENVIRONMENTAL, error_class or ""
+    if not (ok and records):
+        return SUCCESS, ""
+    if all(isinstance(r, Mapping) and D.is_negative(r) for r in records):
+        return SUCCESS, ""
+    if check is not None and check.verdict == INCONSISTENT_CHECK:
+        return SUCCESS, ""
+    return STRUCTURAL, CONFUSION_ACCEPTED

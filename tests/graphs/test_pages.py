@@ -110,3 +110,50 @@ def test_reviewers_propose_and_snapshot_from_the_pages(client_as, reviewer, grap
     assert graphml["Content-Type"].startswith("application/graphml+xml")
     assert browser.get(reverse("graphs:snapshot_download", args=[snap.pk, "csv"])).status_code == 404
     assert "v1" in browser.get(reverse("graphs:snapshots")).content.decode()
+
+
+def test_an_edge_page_shows_the_domains_of_both_ends_and_what_decided_each_trial(client_as, annotator, graph_data):
+    from graphs.models import EdgeTrial
+
+    main = EdgeTrial.objects.get(edge=graph_data.verified, kind="main")
+    main.values = {
+        **main.values,
+        "checks": {"consistency": {"verdict": "consistent", "detail": "A and B agree on sgg5"}},
+    }
+    main.save()
+    html = client_as(annotator).get(_edge(graph_data.verified)).content.decode()
+    assert "Domains" in html and "<code>bjd10</code>" in html and "<code>sgg5</code>" in html
+    assert "consistent</strong> – A and B agree on sgg5" in html
+    # A control's success is said for what it is: the control held.
+    assert "control held: another valid value changed B&#x27;s result" in html
+    assert "specificity control" in html and "Confusion controls" in html
+
+
+def test_the_network_filters_by_domain_and_keeps_echoes_out_of_the_default_view(client_as, annotator, graph_data):
+    from graphs.models import CandidateEdge
+
+    browser = client_as(annotator)
+    html = browser.get(reverse("graphs:index")).content.decode()
+    assert '<option value="sgg5"' in html and '<option value="bjd10"' in html
+    by_domain = browser.get(reverse("graphs:index"), {"status": ["verified", "proposed"], "domain": "sgg5"})
+    urls = [u for t in _figure(by_domain, "network-data")["data"] for u in t.get("customdata") or []]
+    assert _edge(graph_data.verified) in urls and _edge(graph_data.proposed) not in urls  # stdgCd is bjd10
+    CandidateEdge.objects.filter(pk=graph_data.verified.pk).update(status="echo", reason="returns its input")
+    default = browser.get(reverse("graphs:index")).content.decode()
+    assert _edge(graph_data.verified) not in default and "No edge matches" in default
+
+
+def test_a_running_run_refreshes_itself_and_offers_no_resume_until_its_job_stops(client_as, reviewer, graph_data):
+    run = graph_data.run
+    job = Job.objects.create(kind="edge.verify", params={"run_id": run.pk}, status="running")
+    VerificationRun.objects.filter(pk=run.pk).update(status="running", job=job, finished_at=None)
+    browser = client_as(reviewer)
+    page = browser.get(reverse("graphs:run", args=[run.pk])).content.decode()
+    assert f'hx-get="{reverse("graphs:run_live", args=[run.pk])}"' in page and 'hx-trigger="every 2s"' in page
+    assert "Resume" not in page
+    live = browser.get(reverse("graphs:run_live", args=[run.pk])).content.decode()
+    assert "<html" not in live and "Trials by outcome" in live
+    Job.objects.filter(pk=job.pk).update(status="failed")
+    VerificationRun.objects.filter(pk=run.pk).update(status="stopped")
+    stopped = browser.get(reverse("graphs:run_live", args=[run.pk])).content.decode()
+    assert "hx-trigger" not in stopped and "Resume" in stopped

@@ -101,8 +101,10 @@ def test_an_easting_never_fills_a_northing():
         params=(ParamInfo("tmX", True, "TM X 좌표", ("198056.0",)), ParamInfo("tmY", True, "TM Y 좌표", ("451853.8",))),
     )
     found = by_key(generate_candidates([tm_source, nearby]))
-    assert ("tm", "tmX", "nearby", "tmX") in found and ("tm", "tmY", "nearby", "tmY") in found
-    assert ("tm", "tmX", "nearby", "tmY") not in found and ("tm", "tmY", "nearby", "tmX") not in found
+    # Values that only mean something together bind together: one two-field edge, never tmX alone.
+    pair = found[("tm", "tmX,tmY", "nearby", "tmX,tmY")]
+    assert pair.transform == "pair" and pair.signals["domains"] == [["tm.x", "tm.y"], ["tm.x", "tm.y"]]
+    assert not [key for key in found if "," not in key[1]]
 
 
 def test_a_target_keeps_its_best_candidates_with_at_most_three_from_one_provider():

@@ -1,0 +1,144 @@
+"""Value domains: inference from names and providers, which domains join, echoes, the consistency check and
+the two controls (graphs/engine/domains.py, graphs/engine/trials.py)."""
+
+import random
+
+import pytest
+
+from graphs.engine import domains as D
+from graphs.engine import trials as TR
+from graphs.engine.posterior import STRUCTURAL, SUCCESS
+
+AIRKOREA = "apis.data.go.kr/B552584"
+SEOUL_BUS = "ws.bus.go.kr"
+TOUR = "apis.data.go.kr/B551011"
+
+
+@pytest.mark.parametrize(
+    ("name", "provider", "side", "tool", "domain"),
+    [
+        ("LAWD_CD", "apis.data.go.kr/1613000", "param", "get_rtms_data_svc_apt_trade", "sgg5"),
+        ("sgg_cd", "apis.data.go.kr/1741000", "field", "get_stan_regin_cd_list", "ldong.sgg3"),
+        ("sgguCd", "apis.data.go.kr/B551182", "param", "get_hosp_basis_list", "hira.sggu"),
+        ("areaCode", TOUR, "param", "area_based_list2", "tour.area"),
+        ("sigunguCode", TOUR, "param", "area_based_list2", "tour.sigungu"),
+        # Misleading names: Seoul bus's tmX is a WGS84 longitude, AirKorea's tm a distance.
+        ("tmX", SEOUL_BUS, "field", "get_station_by_name", "wgs84.lon"),
+        ("tmX", AIRKOREA, "param", "get_nearby_msrstn_list", "tm.x"),
+        ("tm", AIRKOREA, "field", "get_nearby_msrstn_list", "measure"),
+        ("regId", "apis.data.go.kr/1360000", "param", "get_mid_ta", "kma.reg_ta"),
+        ("regId", "apis.data.go.kr/1360000", "param", "get_mid_land_fcst", "kma.reg_land"),
+        ("businesses[].start_dt", "api.odcloud.kr", "param", "validate", "date.ymd"),
+        (
+            "cond[HOUSE_MANAGE_NO::EQ]",
+            "api.odcloud.kr",
+            "param",
+            "get_apt_lttot_pblanc_mdl",
+            "applyhome.house_manage_no",
+        ),
+        ("taMax4", "apis.data.go.kr/1360000", "field", "get_mid_ta", "measure"),
+        ("pageNo", "apis.data.go.kr/1613000", "param", "get_br_title_info", "option"),
+        ("mysteryField", "example.org", "field", "x", D.UNKNOWN),
+    ],
+)
+def test_inference_reads_names_in_the_light_of_the_provider(name, provider, side, tool, domain):
+    assert D.infer(name, provider=provider, side=side, tool=tool) == domain
+
+
+def test_domains_join_only_when_a_value_of_one_is_a_value_of_the_other():
+    assert D.match("sgg5", "sgg5").transforms == ("identity",)
+    assert D.match("bjd10", "sgg5").transforms == ("slice:0:5",)
+    assert D.match("bjd10", "umd5").transforms == ("slice:5:10",)
+    # The planted classes of the audit: never proposed, and the reason says why.
+    for source, target in [("sgg5", "tour.area"), ("hira.sggu", "sgg5"), ("tour.sigungu", "tour.area")]:
+        assert D.match(source, target) is None
+        assert "is not a" in D.mismatch_reason(source, target)
+    # Dates, measurements and coordinates one by one never join.
+    assert D.match("date.ymd", "date.ymd") is None and "identifies nothing" in D.mismatch_reason("date.ymd", "date.ymd")
+    assert D.match("measure", "lot.ji4") is None
+    assert D.match("tm.x", "wgs84.lat") is None and "pairs" in D.mismatch_reason("tm.x", "wgs84.lat")
+    # Unknown is honest: a penalty, not a pass, and no pass into a context value.
+    assert D.match(D.UNKNOWN, "sgg5").factor == D.UNKNOWN_PENALTY
+    assert D.match(D.UNKNOWN, D.UNKNOWN).factor == D.BOTH_UNKNOWN_PENALTY
+    assert D.match(D.UNKNOWN, "date.ymd") is None
+
+
+def test_every_domain_in_the_tables_is_defined():
+    named = {rule.domain for rule in D.RULES} | set(D.TOOL_RULES.values())
+    named |= {domain for _, domain in D.REQUEST_DOMAINS.values()}
+    named |= {d for pair in D.LINKS for d in pair} | {d.confusable for d in D.DOMAINS.values() if d.confusable}
+    assert named <= set(D.DOMAINS)
+
+
+def test_a_field_whose_kind_depends_on_the_request():
+    assert D.request_domain("code", "tour.area", provider=TOUR, request={"areaCode": "1"}) == "tour.sigungu"
+    assert D.request_domain("code", "tour.area", provider=TOUR, request={"numOfRows": "10"}) == "tour.area"
+
+
+def test_an_echo_is_the_input_or_a_known_projection_of_it():
+    assert TR.is_echo({"sggCd": "11680"}, {"LAWD_CD": "11680", "DEAL_YMD": "202610"})
+    assert TR.is_echo({"admCd": "1111010100"}, {"admCd": "1111010100", "rnMgtSn": "111103100012"})
+    assert TR.is_echo({"b_no": "2208162517"}, {"businesses": [{"b_no": "2208162517", "p_nm": "홍길동"}]})
+    assert TR.is_echo({"x": "11110"}, {"region": "1111010100"})  # a 5-digit slice of a 10-digit input
+    assert not TR.is_echo({"region_cd": "1111010100"}, {"locatadd_nm": "서울특별시 종로구"})
+    assert not TR.is_echo({"nodeid": "DJB8001793"}, {})
+
+
+def test_consistency_needs_agreement_on_a_shared_domain_or_an_echo_of_the_bound_value():
+    source = {"areacode": "1", "contentid": "195400"}
+    source_domains = {"areacode": "tour.area", "contentid": "tour.content_id"}
+    target_domains = {"contentid": "tour.content_id", "areacode": "tour.area"}
+    bound_domains = {"contentId": "tour.content_id"}
+    echo = TR.consistency(
+        {"contentId": "195400"}, bound_domains, source, source_domains, [{"contentid": "195400"}], target_domains
+    )
+    assert echo.verdict == TR.CONSISTENT and "echoes" in echo.detail
+    agree = TR.consistency(
+        {"contentId": "9"}, bound_domains, source, source_domains, [{"areacode": "1"}], target_domains
+    )
+    assert agree.verdict == TR.CONSISTENT and "tour.area" in agree.detail
+    wrong = TR.consistency(
+        {"contentId": "9"}, bound_domains, source, source_domains, [{"areacode": "7"}], target_domains
+    )
+    assert wrong.verdict == TR.INCONSISTENT_CHECK and "tour.area 1 vs 7" in wrong.detail
+    unknown = TR.consistency({"contentId": "9"}, bound_domains, source, source_domains, [{"x": "1"}], target_domains)
+    assert unknown.verdict == TR.UNCHECKED
+    # A 10-digit 법정동 code on one side agrees with its 시군구 prefix on the other.
+    sliced = TR.consistency(
+        {"LAWD_CD": "11110"},
+        {},
+        {"region_cd": "1111010100"},
+        {"region_cd": "bjd10"},
+        [{"sggCd": "11110"}],
+        {"sggCd": "sgg5"},
+    )
+    assert sliced.verdict == TR.CONSISTENT
+
+
+def test_the_controls_bind_valid_values_of_the_same_and_of_the_most_confusable_domain():
+    rng = random.Random(1)
+    records = [{"region_cd": "1111010100"}, {"region_cd": "1168010100"}]
+    value, origin = TR.specificity_value(records, ["region_cd"], "slice:0:5", {"LAWD_CD": "11110"}, ["sgg5"], rng)
+    assert value == ["11680"] and "A's records" in origin
+    value, origin = TR.specificity_value(records[:1], ["region_cd"], "slice:0:5", {"LAWD_CD": "11110"}, ["sgg5"], rng)
+    assert value[0] in D.DOMAINS["sgg5"].samples and value[0] != "11110"
+    confusion, origin = TR.confusion_value(["tour.area"], rng)
+    assert confusion[0] in D.DOMAINS["sgg5"].samples and "sgg5" in origin
+    assert TR.confusion_value(["tm.x", "tm.y"], rng) is None  # coordinates: pairs and frames guard them
+    # A confusion control holds when B fails, finds nothing, says no, or answers about something else.
+    assert TR.confusion_outcome(True, None, [], None) == (SUCCESS, "")
+    assert TR.confusion_outcome(True, None, [{"valid": "02"}], None) == (SUCCESS, "")
+    inconsistent = TR.Check(TR.INCONSISTENT_CHECK, "")
+    assert TR.confusion_outcome(True, None, [{"a": 1}], inconsistent) == (SUCCESS, "")
+    assert TR.confusion_outcome(True, None, [{"a": 1}], TR.Check(TR.UNCHECKED, "")) == (
+        STRUCTURAL,
+        TR.CONFUSION_ACCEPTED,
+    )
+
+
+def test_a_record_that_says_no_is_a_failed_trial():
+    assert TR.target_outcome(True, None, [{"b_no": "1", "valid": "02"}]) == (STRUCTURAL, TR.NEGATIVE_ANSWER)
+    assert TR.target_outcome(True, None, [{"b_no": "1", "valid": "01"}]) == (SUCCESS, "")
+    assert (
+        TR.target_outcome(True, None, [{"tax_type": "국세청에 등록되지 않은 사업자등록번호입니다."}])[0] == STRUCTURAL
+    )
