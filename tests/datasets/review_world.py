@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from datasets.models import Trajectory, TrajectoryCall, TrajectoryStep
+from tests.support.users import make_role_users
 
 PROVIDERS = ("molit", "kosis", "visitkorea")
 JUNCTIONS = ("SEQ", "FAN", "COND")
@@ -75,3 +78,15 @@ def make_trajectory(index: int, *, status: str = Trajectory.Status.PENDING_REVIE
 
 def make_trajectories(count: int, **kwargs) -> list[Trajectory]:
     return [make_trajectory(i, **kwargs) for i in range(count)]
+
+
+@pytest.fixture
+def people(db):
+    """One user per role, a second annotator and an outsider (import this fixture into a test module)."""
+    return make_role_users()
+
+
+@pytest.fixture
+def items(db):
+    """Four pending trajectories (import this fixture into a test module)."""
+    return make_trajectories(4)

@@ -16,19 +16,9 @@ from datasets.models import DatasetVersion, FrozenError, ReviewDecision, Traject
 from datasets.review import EditConflict, LeaseError, ReviewError, ReviewPermissionError
 from kopa_site.roles import ANNOTATOR
 from tests.datasets.review_world import make_trajectories
-from tests.support.users import make_role_users, make_user
+from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def people(db):
-    return make_role_users()
-
-
-@pytest.fixture
-def items(db):
-    return make_trajectories(4)
 
 
 def _overlap(n: int) -> None:
