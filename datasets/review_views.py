@@ -20,7 +20,6 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
 from datasets import review
-from datasets.engine.export import openai_record
 from datasets.engine.jsondiff import json_diff
 from datasets.filtersets import TrajectoryFilterSet
 from datasets.models import REJECT_REASONS, DatasetVersion, ReviewDecision, Trajectory
@@ -30,6 +29,7 @@ from datasets.selectors import (
     review_list,
     revisions_of,
     trajectory_detail,
+    version_jsonl_lines,
     version_list,
 )
 from graphs.engine.walk import JUNCTIONS
@@ -584,12 +584,7 @@ def version_download(request, pk: int):
     """The frozen items as OpenAI chat JSONL, streamed (the same records the export writes, without a split)."""
     require_role(request)
     version = get_object_or_404(DatasetVersion, pk=pk)
-
-    def lines():
-        for row in version.items.order_by("id").only("item").iterator(chunk_size=200):
-            yield json.dumps(openai_record(row.item), ensure_ascii=False) + "\n"
-
-    response = StreamingHttpResponse(lines(), content_type="application/x-ndjson; charset=utf-8")
+    response = StreamingHttpResponse(version_jsonl_lines(version), content_type="application/x-ndjson; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{version.name}.jsonl"'
     return response
 

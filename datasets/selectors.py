@@ -245,3 +245,11 @@ def review_dashboard() -> dict[str, Any]:
             "reasons": json.loads(reason_figure.to_json()),
         },
     }
+
+
+def version_jsonl_lines(version: DatasetVersion):
+    """The frozen items of a version as OpenAI chat JSONL lines (the export's records, without a split)."""
+    from datasets.engine.export import openai_record
+
+    for row in version.items.order_by("id").only("item").iterator(chunk_size=200):
+        yield json.dumps(openai_record(row.item), ensure_ascii=False) + "\n"
