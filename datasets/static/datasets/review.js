@@ -1,6 +1,7 @@
 // Keyboard-first review: any element with data-key="x" is pressed by the key x (unless one is typing or a dialog
 // is open); data-dialog opens a <dialog>, data-open opens a <details> and focuses its first field. In the reject
-// dialog the number keys pick a reason and Enter sends it. Ctrl+Enter submits the form being typed in.
+// dialog the number keys pick a reason and Enter sends it; data-focus moves the focus to a field. Ctrl+Enter
+// submits the form being typed in.
 (function () {
   "use strict";
 
@@ -84,6 +85,15 @@
     if (panel) {
       event.preventDefault();
       openPanel(panel.dataset.open);
+      return;
+    }
+    var focus = event.target.closest("[data-focus]");
+    if (focus) {
+      var field = document.getElementById(focus.dataset.focus);
+      if (field) {
+        field.scrollIntoView({ block: "center" });
+        field.focus();
+      }
       return;
     }
     var closer = event.target.closest("[data-close]");
