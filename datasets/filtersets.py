@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import django_filters
 from django.db.models import Q
+from django.utils import timezone
 
-from datasets.models import SynthesisRun, Trajectory
+from datasets.models import ReviewDecision, SynthesisRun, Trajectory
 from graphs.engine.walk import JUNCTIONS
 
 
@@ -31,10 +32,34 @@ class TrajectoryFilterSet(django_filters.FilterSet):
         choices=[("format", "format"), ("execution", "execution"), ("semantic", "semantic")], label="Failed stage"
     )
     template = django_filters.CharFilter(field_name="template_id", label="Template id")
+    flag = django_filters.ChoiceFilter(
+        choices=[
+            ("edited", "edited in review"),
+            ("held", "held by an annotator now"),
+            ("overlapping", "decided by two or more annotators"),
+            ("undecided", "no annotator decision yet"),
+        ],
+        method="by_flag",
+        label="Flag",
+    )
+    annotator = django_filters.CharFilter(method="by_annotator", label="Annotator", help_text="Decided by this user.")
 
     class Meta:
         model = Trajectory
-        fields = ["q", "status", "junction", "tool", "provider", "run", "snapshot", "length", "generator", "template"]
+        fields = [
+            "q",
+            "status",
+            "junction",
+            "tool",
+            "provider",
+            "run",
+            "snapshot",
+            "length",
+            "generator",
+            "template",
+            "flag",
+            "annotator",
+        ]
 
     def search(self, queryset, name, value):
         for word in value.split():
@@ -51,6 +76,19 @@ class TrajectoryFilterSet(django_filters.FilterSet):
 
     def by_provider(self, queryset, name, value):
         return queryset.filter(provider_tags__contains=f",{value.strip()},")
+
+    def by_flag(self, queryset, name, value):
+        if value == "edited":
+            return queryset.filter(version__gt=1)
+        if value == "held":
+            return queryset.filter(held_until__gte=timezone.now())
+        if value == "overlapping":
+            return queryset.filter(decision_count__gte=2)
+        return queryset.filter(decision_count=0)
+
+    def by_annotator(self, queryset, name, value):
+        decided = ReviewDecision.objects.filter(user__username=value.strip(), retracted_at__isnull=True)
+        return queryset.filter(pk__in=decided.values("trajectory_id"))
 
 
 class SynthesisRunFilterSet(django_filters.FilterSet):

@@ -58,6 +58,7 @@ class Trajectory(models.Model):
         APPROVED = "approved", "approved"
         REJECTED = "rejected", "rejected"
         FILTERED = "filtered", "failed filters"
+        DISPUTED = "disputed", "needs adjudication"
 
     class Generator(models.TextChoices):
         TEMPLATE = "template", "templates"
@@ -98,13 +99,28 @@ class Trajectory(models.Model):
     failed_stage = models.CharField(max_length=10, blank=True, db_index=True)
     dedupe_key = models.CharField(max_length=64, db_index=True)
     edges = models.ManyToManyField("graphs.CandidateEdge", blank=True, related_name="trajectories")
+    # Review (datasets.review): the edit version for optimistic concurrency, the lease of the annotator who
+    # holds the item, and how many annotators have decided on it so far (overlap).
+    version = models.PositiveIntegerField(default=1, help_text="Raised by every edit; a stale edit is a conflict.")
+    held_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    held_since = models.DateTimeField(null=True, blank=True)
+    held_until = models.DateTimeField(null=True, blank=True, help_text="The lease ends; then the item returns.")
+    decision_count = models.PositiveSmallIntegerField(default=0, help_text="Standing annotator decisions.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
         verbose_name_plural = "trajectories"
-        indexes = [models.Index(fields=["status", "created_at"], name="trajectory_status_created")]
+        indexes = [
+            models.Index(fields=["status", "created_at"], name="trajectory_status_created"),
+            models.Index(fields=["status", "id"], name="trajectory_status_id"),
+            # The lists' order (newest first) without sorting the whole table.
+            models.Index(fields=["created_at", "id"], name="trajectory_created_id"),
+        ]
+        permissions = [("review_trajectory", "Adjudicate and bulk-review trajectories")]
 
     def __str__(self) -> str:
         return f"Trajectory #{self.pk} ({self.length} steps, {self.status})"
@@ -117,6 +133,7 @@ class Trajectory(models.Model):
             self.Status.APPROVED: "succeeded",
             self.Status.REJECTED: "failed",
             self.Status.FILTERED: "cancelled",
+            self.Status.DISPUTED: "running",
         }.get(self.status, "pending")
 
 
@@ -170,3 +187,164 @@ class TrajectoryCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.trajectory_id}#{self.seq} {self.tool_name}"
+
+
+# --- Review: policy, decisions, revisions, frozen dataset versions ----------------------------------------
+
+
+REJECT_REASONS = (
+    ("unnatural_request", "unnatural request"),
+    ("incoherent_chain", "incoherent chain"),
+    ("wrong_binding", "wrong binding"),
+    ("unsupported_answer", "unsupported answer"),
+    ("duplicate", "duplicate"),
+    ("other", "other"),
+)
+
+
+class ReviewPolicy(models.Model):
+    """The one row of review settings admins edit: overlap, lease length and the annotation guidelines."""
+
+    overlap = models.PositiveSmallIntegerField(
+        default=1, help_text="Annotators who decide on each item; disagreement goes to a reviewer."
+    )
+    lease_minutes = models.PositiveSmallIntegerField(
+        default=30, help_text="How long a claimed item stays with its annotator before it returns to the queue."
+    )
+    guidelines = models.TextField(blank=True, help_text="Markdown, shown on the guidelines page.")
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "review policy"
+
+    def __str__(self) -> str:
+        return f"Review policy (overlap {self.overlap}, lease {self.lease_minutes} min)"
+
+
+class ReviewDecision(models.Model):
+    """One decision on a trajectory: an annotator's, a reviewer's adjudication, or a bulk action's."""
+
+    class Kind(models.TextChoices):
+        ANNOTATION = "annotation", "annotation"
+        ADJUDICATION = "adjudication", "adjudication"
+        BULK = "bulk", "bulk"
+
+    class Decision(models.TextChoices):
+        APPROVE = "approve", "approve"
+        REJECT = "reject", "reject"
+
+    trajectory = models.ForeignKey(Trajectory, on_delete=models.CASCADE, related_name="decisions")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.ANNOTATION, db_index=True)
+    decision = models.CharField(max_length=8, choices=Decision.choices)
+    reason = models.CharField(max_length=20, choices=REJECT_REASONS, blank=True)
+    note = models.TextField(blank=True)
+    version = models.PositiveIntegerField(help_text="The trajectory version decided on.")
+    previous_status = models.CharField(max_length=20, help_text="The trajectory's status before; undo returns to it.")
+    seconds = models.FloatField(null=True, blank=True, help_text="From claiming the item to deciding.")
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    retracted_at = models.DateTimeField(null=True, blank=True, help_text="Set by undo; the decision no longer counts.")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["trajectory", "user"],
+                condition=models.Q(kind="annotation", retracted_at__isnull=True),
+                name="review_one_standing_annotation",
+            )
+        ]
+        indexes = [models.Index(fields=["user", "created_at"], name="review_decision_user_created")]
+
+    def __str__(self) -> str:
+        return f"{self.decision} #{self.trajectory_id} by {self.user_id} ({self.kind})"
+
+
+class TrajectoryRevision(models.Model):
+    """One change to a trajectory's content, with the whole content before and after (restore reads it)."""
+
+    class Kind(models.TextChoices):
+        EDIT = "edit", "edit"
+        REEXECUTE = "reexecute", "re-execute"
+        RESTORE = "restore", "restore"
+        UNDO = "undo", "undo"
+
+    trajectory = models.ForeignKey(Trajectory, on_delete=models.CASCADE, related_name="revisions")
+    version = models.PositiveIntegerField(help_text="The trajectory version this change made.")
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.EDIT)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    before = models.JSONField(help_text="request, answer, short_answer and calls before the change.")
+    after = models.JSONField()
+    note = models.CharField(max_length=500, blank=True)
+    undone = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["-version", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["trajectory", "version"], name="trajectory_revision_unique_version")
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.trajectory_id} v{self.version} {self.kind}"
+
+
+class FrozenError(Exception):
+    """A frozen dataset version was asked to change."""
+
+
+class DatasetVersion(models.Model):
+    """A named, immutable set of approved trajectories, each frozen as it was; training reads its export."""
+
+    name = models.SlugField(max_length=100, unique=True)
+    description = models.TextField(blank=True)
+    filter = models.JSONField(default=dict, help_text="The list filter whose approved items were frozen.")
+    item_count = models.PositiveIntegerField(default=0)
+    checksum = models.CharField(max_length=64, help_text="sha256 of the frozen items, in id order.")
+    datasheet = models.JSONField(default=dict, help_text="Providers, junctions, lengths, tools, agreement.")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    export_job = models.ForeignKey("kopa_site.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    export_path = models.CharField(max_length=500, blank=True, help_text="The exported folder (OpenAI + HF).")
+    exported_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        permissions = [("freeze_datasetversion", "Freeze dataset versions")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.item_count} items)"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise FrozenError(f"dataset version {self.name!r} is frozen; make a new version instead")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise FrozenError(f"dataset version {self.name!r} is frozen and cannot be deleted")
+
+
+class DatasetVersionItem(models.Model):
+    """One trajectory as it was frozen into a version (the export reads `item`, never the live row)."""
+
+    version = models.ForeignKey(DatasetVersion, on_delete=models.PROTECT, related_name="items")
+    trajectory = models.ForeignKey(Trajectory, null=True, on_delete=models.SET_NULL, related_name="version_items")
+    trajectory_version = models.PositiveIntegerField()
+    item = models.JSONField(help_text="The trajectory as the exporters read it, at freezing time.")
+
+    class Meta:
+        ordering = ["version_id", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.version_id}:{self.trajectory_id}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise FrozenError("a frozen dataset item cannot change")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise FrozenError("a frozen dataset item cannot be deleted")

@@ -1,10 +1,27 @@
-"""Reads of the trajectories app: run and trajectory lists for pages and the API, one trajectory in full."""
+"""Reads of the trajectories app: run and trajectory lists for pages and the API, one trajectory in full, and the\nreview console's reads (queue list, decisions, revisions, agreement, datasheets, the dashboard)."""
 
 from __future__ import annotations
 
-from django.db.models import Count, Prefetch, Q, QuerySet
+import json
+from collections import Counter
+from datetime import timedelta
+from typing import Any
 
-from datasets.models import SynthesisRun, Trajectory, TrajectoryCall, TrajectoryStep
+from django.db.models import Avg, Count, Prefetch, Q, QuerySet
+from django.db.models.functions import TruncDate
+from django.utils import timezone
+
+from datasets.engine.agreement import cohens_kappa, krippendorff_alpha, percent_agreement
+from datasets.models import (
+    REJECT_REASONS,
+    DatasetVersion,
+    ReviewDecision,
+    SynthesisRun,
+    Trajectory,
+    TrajectoryCall,
+    TrajectoryRevision,
+    TrajectoryStep,
+)
 
 
 def run_list() -> QuerySet[SynthesisRun]:
@@ -60,3 +77,179 @@ def trajectory_detail() -> QuerySet[Trajectory]:
 def status_counts() -> dict[str, int]:
     counts = dict(Trajectory.objects.values_list("status").annotate(n=Count("id")))
     return {status: counts.get(status, 0) for status in Trajectory.Status.values}
+
+
+# --- Review console ---------------------------------------------------------------------------------------
+
+SAFE_COLOURS = ("#88CCEE", "#CC6677", "#DDCC77", "#117733", "#332288", "#AA4499", "#44AA99", "#999933", "#882255")
+DATASHEET_BATCH = 2000
+
+
+def review_list() -> QuerySet[Trajectory]:
+    """The list of the review console: light columns plus who holds each item."""
+    return trajectory_list().select_related("held_by")
+
+
+def decisions_of(trajectory: Trajectory) -> QuerySet[ReviewDecision]:
+    return trajectory.decisions.select_related("user").order_by("created_at", "id")
+
+
+def revisions_of(trajectory: Trajectory) -> QuerySet[TrajectoryRevision]:
+    return trajectory.revisions.select_related("user").order_by("-version", "-id")
+
+
+def _standing_annotations():
+    return ReviewDecision.objects.filter(kind=ReviewDecision.Kind.ANNOTATION, retracted_at__isnull=True)
+
+
+def agreement_summary(rows) -> dict[str, Any]:
+    """Agreement over items with two or more annotator decisions; rows are (trajectory id, decision) in the
+    order the decisions were made. Kappa compares each item's first two decisions (Cohen's two raters); alpha
+    uses all of them (Krippendorff, nominal)."""
+    by_item: dict[int, list[str]] = {}
+    for trajectory_id, decision in rows:
+        by_item.setdefault(trajectory_id, []).append(decision)
+    overlapping = [labels for labels in by_item.values() if len(labels) >= 2]
+    return {
+        "items": len(overlapping),
+        "agreeing": sum(len(set(labels)) == 1 for labels in overlapping),
+        "percent": percent_agreement(overlapping),
+        "kappa": cohens_kappa((labels[0], labels[1]) for labels in overlapping),
+        "alpha": krippendorff_alpha(overlapping),
+    }
+
+
+def agreement_of(trajectory_ids=None) -> dict[str, Any]:
+    decisions = _standing_annotations().filter(trajectory__decision_count__gte=2)
+    if trajectory_ids is not None:
+        decisions = decisions.filter(trajectory_id__in=trajectory_ids)
+    return agreement_summary(
+        decisions.order_by("trajectory_id", "created_at", "id").values_list("trajectory_id", "decision")
+    )
+
+
+def datasheet_of(trajectories: QuerySet[Trajectory]) -> dict[str, Any]:
+    """Providers, junctions, lengths, tools and generators of the trajectories, and their agreement."""
+    counters = {name: Counter() for name in ("providers", "junctions", "lengths", "tools", "generators")}
+    rows = trajectories.order_by().values_list("providers", "junctions", "length", "tool_names", "generator")
+    total = 0
+    for providers, junctions, length, tools, generator in rows.iterator(chunk_size=DATASHEET_BATCH):
+        total += 1
+        counters["providers"].update(providers or [])
+        counters["junctions"].update(junctions or ["(one call)"])
+        counters["lengths"][str(length)] += 1
+        counters["tools"].update(tools or [])
+        counters["generators"][generator] += 1
+    return {
+        **{name: dict(counter.most_common()) for name, counter in counters.items()},
+        "trajectories": total,
+        "agreement": agreement_of(trajectories.order_by().values("pk")),
+    }
+
+
+def version_list() -> QuerySet[DatasetVersion]:
+    return DatasetVersion.objects.select_related("created_by", "export_job").order_by("-created_at", "-id")
+
+
+def annotator_throughput(*, since=None) -> list[dict[str, Any]]:
+    """Per annotator: standing decisions, approvals, rejections, mean seconds per item, decisions since `since`."""
+    since = since or timezone.now() - timedelta(days=1)
+    rows = (
+        _standing_annotations()
+        .values("user__username")
+        .annotate(
+            decisions=Count("id"),
+            approved=Count("id", filter=Q(decision=ReviewDecision.Decision.APPROVE)),
+            rejected=Count("id", filter=Q(decision=ReviewDecision.Decision.REJECT)),
+            recent=Count("id", filter=Q(created_at__gte=since)),
+            mean_seconds=Avg("seconds"),
+        )
+        .order_by("-decisions", "user__username")
+    )
+    return [{**row, "user": row.pop("user__username") or "(deleted user)"} for row in rows]
+
+
+def reject_reasons_by_day(*, days: int = 30) -> dict[str, Any]:
+    """Rejections per day and reason over the last `days` days (retracted ones left out)."""
+    since = timezone.now() - timedelta(days=days)
+    rows = (
+        ReviewDecision.objects.filter(
+            decision=ReviewDecision.Decision.REJECT, retracted_at__isnull=True, created_at__gte=since
+        )
+        .annotate(day=TruncDate("created_at"))
+        .values_list("day", "reason")
+        .annotate(n=Count("id"))
+        .order_by("day", "reason")
+    )
+    days_seen: list[str] = []
+    table: dict[str, dict[str, int]] = {}
+    for day, reason, n in rows:
+        key = day.isoformat()
+        if key not in days_seen:
+            days_seen.append(key)
+        table.setdefault(reason, {})[key] = n
+    return {"days": days_seen, "reasons": table, "labels": dict(REJECT_REASONS)}
+
+
+def _bar(x: list, y: list, *, title: str, y_title: str, colour: str = SAFE_COLOURS[0]) -> dict[str, Any]:
+    import plotly.graph_objects as go
+
+    figure = go.Figure(go.Bar(x=x, y=y, marker={"color": colour, "line": {"color": "#24292f", "width": 1}}))
+    figure.update_layout(
+        height=300, margin={"l": 50, "r": 10, "t": 10, "b": 60}, yaxis={"title": y_title}, plot_bgcolor="#fff"
+    )
+    return json.loads(figure.to_json())
+
+
+def review_dashboard() -> dict[str, Any]:
+    """Progress by status, per-annotator throughput, agreement and reject reasons over time, each with a chart."""
+    import plotly.graph_objects as go
+
+    counts = status_counts()
+    throughput = annotator_throughput()
+    reasons = reject_reasons_by_day()
+    reason_figure = go.Figure()
+    for index, (reason, per_day) in enumerate(sorted(reasons["reasons"].items())):
+        reason_figure.add_trace(
+            go.Bar(
+                x=reasons["days"],
+                y=[per_day.get(day, 0) for day in reasons["days"]],
+                name=reasons["labels"].get(reason, reason or "(none)"),
+                marker={"color": SAFE_COLOURS[index % len(SAFE_COLOURS)], "pattern": {"shape": "/.x-|+"[index % 6]}},
+            )
+        )
+    reason_figure.update_layout(
+        barmode="stack",
+        height=320,
+        margin={"l": 50, "r": 10, "t": 10, "b": 60},
+        yaxis={"title": "rejections"},
+        plot_bgcolor="#fff",
+        legend={"orientation": "h", "y": -0.25},
+    )
+    labels = dict(Trajectory.Status.choices)
+    return {
+        "counts": [(labels[status], status, n) for status, n in counts.items()],
+        "total": sum(counts.values()),
+        "throughput": throughput,
+        "agreement": agreement_of(),
+        "reasons": reasons,
+        "figures": {
+            "status": _bar([labels[s] for s in counts], list(counts.values()), title="Status", y_title="trajectories"),
+            "throughput": _bar(
+                [row["user"] for row in throughput],
+                [row["decisions"] for row in throughput],
+                title="Decisions",
+                y_title="decisions",
+                colour=SAFE_COLOURS[3],
+            ),
+            "reasons": json.loads(reason_figure.to_json()),
+        },
+    }
+
+
+def version_jsonl_lines(version: DatasetVersion):
+    """The frozen items of a version as OpenAI chat JSONL lines (the export's records, without a split)."""
+    from datasets.engine.export import openai_record
+
+    for row in version.items.order_by("id").only("item").iterator(chunk_size=200):
+        yield json.dumps(openai_record(row.item), ensure_ascii=False) + "\n"

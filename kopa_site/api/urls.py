@@ -6,6 +6,7 @@ from rest_framework.routers import DefaultRouter
 
 from apis.api.views import ApiCallViewSet, ApiServiceViewSet, ProviderViewSet, SpecImportView, ToolViewSet
 from benchmarks.api.views import EvalRunViewSet, ModelEntryViewSet, TaskResultViewSet, TaskViewSet
+from datasets.api.review import DatasetVersionViewSet, ReviewViewSet
 from datasets.api.views import SynthesisRunViewSet, TrajectoryViewSet
 from graphs.api.views import CandidateEdgeViewSet, EdgeTrialViewSet, GraphSnapshotViewSet, VerificationRunViewSet
 from kopa_site.api.jobs import JobViewSet
@@ -24,6 +25,8 @@ router.register("edge-runs", VerificationRunViewSet, basename="verificationrun")
 router.register("graph-snapshots", GraphSnapshotViewSet, basename="graphsnapshot")
 router.register("synthesis-runs", SynthesisRunViewSet, basename="synthesisrun")
 router.register("trajectories", TrajectoryViewSet, basename="trajectory")
+router.register("review", ReviewViewSet, basename="review")
+router.register("dataset-versions", DatasetVersionViewSet, basename="datasetversion")
 router.register("bench-tasks", TaskViewSet, basename="benchtask")
 router.register("bench-models", ModelEntryViewSet, basename="modelentry")
 router.register("bench-runs", EvalRunViewSet, basename="evalrun")

@@ -25,3 +25,7 @@ def on_sandbox(settings, sandbox_server_url):
 @pytest.fixture
 def snapshot(catalog, on_sandbox):
     return verified_snapshot(catalog)
+
+
+# The review console's users and stored trajectories (tests/datasets/review_world.py).
+from tests.datasets.review_world import items, people  # noqa: E402, F401
