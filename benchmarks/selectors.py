@@ -38,7 +38,7 @@ def task_list() -> QuerySet[Task]:
 
 
 def model_list() -> QuerySet[ModelEntry]:
-    return ModelEntry.objects.select_related("created_by")
+    return ModelEntry.objects.select_related("created_by", "base_model")
 
 
 def run_list() -> QuerySet[EvalRun]:

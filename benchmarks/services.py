@@ -36,7 +36,7 @@ from benchmarks.engine.accounting import percentile
 from benchmarks.engine.backends.base import Backend, SamplingParams
 from benchmarks.engine.codec import episode_score_from_dict
 from benchmarks.engine.metrics import aggregate, score_episode
-from benchmarks.engine.runner import EpisodeResult, RunConfig, run_tasks
+from benchmarks.engine.runner import STOP_BACKEND_ERROR, EpisodeResult, RunConfig, run_tasks
 from benchmarks.engine.task import TaskFileError, load_tasks, tasks_checksum
 from benchmarks.environment import (
     CallLedger,
@@ -45,7 +45,7 @@ from benchmarks.environment import (
     django_environment_factory,
     missing_tools,
 )
-from benchmarks.models import DOMAIN_PREFIX, EvalRun, ModelEntry, Task, TaskResult
+from benchmarks.models import DOMAIN_PREFIX, Benchmark, EvalRun, ModelEntry, Task, TaskResult
 from kopa_site.env import env_str
 from kopa_site.models import Job
 
@@ -176,7 +176,7 @@ def tasks_sync(*, paths: str | Path | Iterable[str | Path], check_catalog: bool 
     scopes = [_display_path(p) for p in items]
     now = timezone.now()
     with transaction.atomic():
-        existing = {row.code: row for row in Task.objects.select_for_update()}
+        existing = {row.code: row for row in Task.objects.filter(benchmark=Benchmark.KOPA).select_for_update()}
         for task in taskset:
             file = _display_path(task.source.partition("#")[0])
             fields = _task_fields(task, file=file, data_version=taskset.data_versions[task.source.partition("#")[0]])
@@ -223,6 +223,19 @@ _MODEL_FIELDS = {f.name for f in ModelEntry._meta.get_fields() if f.concrete} - 
 }
 
 
+def model_runnable_check(entry: ModelEntry) -> None:
+    """Refuse a model the runner cannot reach: every backend but the oracle needs an endpoint or a checkpoint."""
+    if entry.backend == ModelEntry.Backend.ORACLE:
+        return
+    if not (entry.base_url or entry.checkpoint):
+        raise BenchError(
+            f"model {entry.name!r} has neither an endpoint (base_url) nor a checkpoint, so no run can reach it; "
+            "give it one on its page (/bench/models/) first"
+        )
+    if entry.backend == ModelEntry.Backend.TRANSFORMERS and not entry.checkpoint:
+        raise BenchError(f"model {entry.name!r} uses the transformers backend, which needs a checkpoint folder")
+
+
 def model_entry_check(entry: ModelEntry) -> None:
     if entry.backend not in ModelEntry.Backend.values:
         raise BenchError(f"backend must be one of {', '.join(ModelEntry.Backend.values)}")
@@ -230,6 +243,15 @@ def model_entry_check(entry: ModelEntry) -> None:
         raise BenchError("an openai model needs a base_url (an endpoint ending in /v1) or a checkpoint for vLLM")
     if entry.backend == ModelEntry.Backend.TRANSFORMERS and not entry.checkpoint:
         raise BenchError("a transformers model needs a checkpoint folder")
+    if not (entry.name or "").strip():
+        raise BenchError("name: a model needs a name")
+    if entry.base_model_id is not None and entry.pk is not None:
+        seen, current = {entry.pk}, entry.base_model
+        while current is not None:
+            if current.pk in seen:
+                raise BenchError("base_model: a model cannot be (a base of) its own base model")
+            seen.add(current.pk)
+            current = current.base_model
     if entry.base_url:
         parts = urlsplit(entry.base_url)
         if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
@@ -334,8 +356,9 @@ def eval_run_create(*, model: ModelEntry, task_codes: Sequence[str] | None = Non
     if unknown:
         raise BenchError(f"unknown run option(s): {', '.join(sorted(unknown))}")
     checked = _check_run_options({**RUN_DEFAULTS, **{k: v for k, v in options.items() if v is not None}})
+    model_runnable_check(model)
     model_entry_check(model)
-    rows = list(Task.objects.filter(is_active=True))
+    rows = list(Task.objects.filter(is_active=True, benchmark=Benchmark.KOPA))
     if task_codes:
         wanted = list(dict.fromkeys(task_codes))
         by_code = {row.code: row for row in rows}
@@ -350,8 +373,12 @@ def eval_run_create(*, model: ModelEntry, task_codes: Sequence[str] | None = Non
     if lacking:
         listed = "; ".join(f"{code}: {', '.join(names)}" for code, names in sorted(lacking.items())[:10])
         raise BenchError(f"the catalog lacks tools these tasks need ({listed}); import the catalog first")
+    versions = sorted({row.data_version for row in rows})
     return EvalRun.objects.create(
         model=model,
+        model_snapshot=model.snapshot(),
+        benchmark=Benchmark.KOPA,
+        benchmark_version="KOPA-Bench " + ", ".join(versions),
         backend=model.backend,
         endpoint=model.endpoint,
         task_codes=[row.code for row in rows],
@@ -376,8 +403,9 @@ def eval_run_start(*, run: EvalRun, user=None) -> Job:
     from kopa_site.jobs import job_start
 
     run.refresh_from_db()
-    if run.status == EvalRun.Status.FINISHED:
-        raise BenchError(f"run #{run.pk} has finished; start a new run")
+    if run.status in (EvalRun.Status.FINISHED, EvalRun.Status.FAILED):
+        raise BenchError(f"run #{run.pk} has {run.status}; start a new run")
+    model_runnable_check(run.model)
     if run.job_id and not Job.objects.get(pk=run.job_id).is_finished:
         raise BenchError(f"run #{run.pk} already has job #{run.job_id} in progress")
     job = job_start(kind=eval_run_kind(run), params={"run_id": run.pk}, user=user)
@@ -575,8 +603,8 @@ def eval_run_execute(
     """
     reporter = reporter or QuietReporter()
     run = EvalRun.objects.select_related("model").get(pk=run.pk)
-    if run.status == EvalRun.Status.FINISHED:
-        raise BenchError(f"run #{run.pk} has finished")
+    if run.status in (EvalRun.Status.FINISHED, EvalRun.Status.FAILED):
+        raise BenchError(f"run #{run.pk} has {run.status}")
     rows = _run_rows(run)
     stored = set(TaskResult.objects.filter(run=run).values_list("task__code", "seed"))
     pending = [(row, seed) for row in rows for seed in run.seeds if (row.code, seed) not in stored]
@@ -605,7 +633,36 @@ def eval_run_execute(
             logger.exception("run %s: summary of the stored episodes failed", run.pk)
         raise
     summary = eval_run_summarize(run=run)
-    EvalRun.objects.filter(pk=run.pk).update(status=EvalRun.Status.FINISHED, finished_at=timezone.now())
+    return _finish(run, summary, reporter)
+
+
+def unreachable_reason(run: EvalRun) -> str:
+    """Why the run never reached its model ("" when it did): every stored episode ended on a backend error
+    (connection refused, timeouts after the backend's retries) before the model produced any turn."""
+    results = TaskResult.objects.filter(run=run)
+    if not results.exists() or results.exclude(stop_reason=STOP_BACKEND_ERROR).exists():
+        return ""
+    errors = Counter(
+        (transcript or {}).get("error", "") or "backend error"
+        for transcript in results.values_list("transcript", flat=True)
+    )
+    reason, count = errors.most_common(1)[0]
+    total = sum(errors.values())
+    return f"the model was never reached: all {total} episode(s) ended on a backend error, e.g. ({count}×) {reason}"[
+        :2000
+    ]
+
+
+def _finish(run: EvalRun, summary: dict[str, Any], reporter: Reporter) -> dict[str, Any]:
+    """Mark the run finished, or failed (with the reason on the run) when its model was never reached: such a
+    run scored nothing about the model and must never reach the leaderboard."""
+    reason = unreachable_reason(run)
+    now = timezone.now()
+    if reason:
+        EvalRun.objects.filter(pk=run.pk).update(status=EvalRun.Status.FAILED, error=reason, finished_at=now)
+        reporter.log(f"run #{run.pk} failed: {reason}", "error")
+        return summary
+    EvalRun.objects.filter(pk=run.pk).update(status=EvalRun.Status.FINISHED, finished_at=now)
     reporter.log(f"run #{run.pk} finished: success {summary['overall']['success']['value']:.3f}")
     return summary
 
@@ -698,6 +755,9 @@ def eval_run_job(*, run: EvalRun, reporter) -> dict[str, Any]:
         _execute_in_subprocess(run, reporter)
         run.refresh_from_db()
         summary = run.summary
+    run.refresh_from_db()
+    if run.status == EvalRun.Status.FAILED:
+        raise BenchError(f"run #{run.pk} failed: {run.error}")
     overall = summary.get("overall", {})
     return {
         "run": run.pk,
@@ -756,4 +816,5 @@ def eval_run_resume(*, run: EvalRun, user=None) -> Job:
 
 
 def eval_run_resumable(run: EvalRun) -> bool:
-    return run.status != EvalRun.Status.FINISHED and (run.job is None or run.job.is_finished)
+    done = (EvalRun.Status.FINISHED, EvalRun.Status.FAILED)
+    return run.status not in done and (run.job is None or run.job.is_finished)

@@ -7,10 +7,11 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from benchmarks.engine.runner import RunConfig, initial_messages
 from benchmarks.filtersets import EvalRunFilterSet, TaskFilterSet, TaskResultFilterSet
+from benchmarks.forms import ModelEntryForm
 from benchmarks.models import EvalRun, ModelEntry, TaskResult
 from benchmarks.selectors import (
     LEADERBOARD_X,
@@ -32,6 +33,8 @@ from benchmarks.services import (
     eval_run_resumable,
     eval_run_resume,
     eval_run_start,
+    model_entry_create,
+    model_entry_update,
 )
 from kopa_site.jobs import JobError
 from kopa_site.page_helpers import query_without_page, require_role
@@ -85,7 +88,36 @@ def task_detail(request, code: str):
 @require_GET
 def model_list_page(request):
     require_role(request)
-    return render(request, "benchmarks/model_list.html", {"models": model_list().order_by("name")})
+    return render(
+        request,
+        "benchmarks/model_list.html",
+        {"models": model_list().order_by("name"), "can_edit": has_role(request.user, REVIEWER)},
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def model_edit(request, pk: int | None = None):
+    """Add (pk None) or change a model entry; reviewers and admins only."""
+    require_role(request, REVIEWER)
+    entry = get_object_or_404(ModelEntry, pk=pk) if pk is not None else None
+    form = ModelEntryForm(request.POST or None, instance=entry)
+    if request.method == "POST" and form.is_valid():
+        try:
+            if entry is None:
+                entry = model_entry_create(
+                    name=form.cleaned_data["name"], user=request.user, **form.fields_for_service()
+                )
+                messages.success(request, f"Model {entry.name} added.")
+            else:
+                fields = {"name": form.cleaned_data["name"], **form.fields_for_service()}
+                entry = model_entry_update(entry=ModelEntry.objects.get(pk=entry.pk), **fields)
+                messages.success(request, f"Model {entry.name} saved; runs made before keep the identity they had.")
+        except BenchError as exc:
+            form.add_error(None, str(exc))
+        else:
+            return redirect("benchmarks:models")
+    return render(request, "benchmarks/model_form.html", {"form": form, "entry": entry})
 
 
 @login_required

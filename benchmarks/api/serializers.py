@@ -46,6 +46,7 @@ class ModelEntrySerializer(serializers.ModelSerializer):
 
     url = serializers.HyperlinkedIdentityField(view_name="modelentry-detail")
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    is_tuned = serializers.BooleanField(read_only=True)
 
     class Meta:
         model = ModelEntry
@@ -56,6 +57,12 @@ class ModelEntrySerializer(serializers.ModelSerializer):
             "org",
             "params_b",
             "license",
+            "family",
+            "base_model",
+            "tuned_from_run",
+            "is_tuned",
+            "price_in_per_mtok",
+            "price_out_per_mtok",
             "backend",
             "call_mode",
             "base_url",
@@ -70,13 +77,13 @@ class ModelEntrySerializer(serializers.ModelSerializer):
             "created_at",
             "updated_at",
         ]
-        read_only_fields = ["id", "url", "created_by", "created_at", "updated_at"]
+        read_only_fields = ["id", "url", "is_tuned", "created_by", "created_at", "updated_at"]
 
 
 class ModelRefSerializer(serializers.ModelSerializer):
     class Meta:
         model = ModelEntry
-        fields = ["id", "name", "org", "backend", "call_mode"]
+        fields = ["id", "name", "org", "family", "params_b", "backend", "call_mode"]
         read_only_fields = fields
 
 
@@ -93,6 +100,9 @@ class EvalRunSerializer(serializers.ModelSerializer):
             "id",
             "url",
             "model",
+            "model_snapshot",
+            "benchmark",
+            "benchmark_version",
             "backend",
             "endpoint",
             "status",
