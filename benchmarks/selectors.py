@@ -34,7 +34,8 @@ LEADERBOARD_X = {
 
 
 def task_list() -> QuerySet[Task]:
-    return Task.objects.all()
+    """KOPA-Bench tasks (BFCL entries are Task rows too, reached through their runs)."""
+    return Task.objects.filter(benchmark="kopa")
 
 
 def model_list() -> QuerySet[ModelEntry]:
@@ -129,12 +130,44 @@ def _group_row(name: str, group: dict) -> dict[str, Any]:
     }
 
 
+def _bfcl_report(run: EvalRun, summary: dict[str, Any]) -> dict[str, Any]:
+    overall = summary["overall"]
+    errors = Counter(overall.get("errors", {}).get("by_type", {}))
+    return {
+        "bfcl": True,
+        "accuracy": overall["success"],
+        "category_mean": overall.get("category_mean"),
+        "pass": _pass_rows(overall),
+        "tasks": overall["tasks"],
+        "episodes": overall["episodes"],
+        "seeds_per_task": overall["seeds_per_task"],
+        "categories": [
+            {
+                "name": name,
+                "tasks": group["tasks"],
+                "episodes": group["episodes"],
+                "success": group["success"],
+                "pass_by_k": {row["k"]: row for row in _pass_rows(group)},
+                "calls": group["efficiency"].get("calls_per_episode"),
+            }
+            for name, group in sorted(summary.get("categories", {}).items())
+        ],
+        "errors": errors.most_common(),
+        "efficiency": overall["efficiency"],
+        "cost": overall["cost"],
+        "latency": summary.get("latency", {}),
+        "complete": summary.get("complete", False),
+    }
+
+
 def run_report(run: EvalRun) -> dict[str, Any] | None:
     """The run's summary shaped for its page; None before any episode is stored."""
     summary = run.summary or {}
     overall = summary.get("overall")
     if not overall:
         return None
+    if run.benchmark == "bfcl":
+        return _bfcl_report(run, summary)
     errors = overall["errors"]
     return {
         "axes": [{"key": key, "label": label, "help": help_text, **overall[key]} for key, label, help_text in AXES],
@@ -183,6 +216,24 @@ class CallView:
             return json.dumps(json.loads(self.observation), ensure_ascii=False, indent=2)
         except (TypeError, ValueError):
             return self.observation
+
+
+def bfcl_result_view(result: TaskResult) -> dict[str, Any]:
+    """A BFCL entry's page: the question, the functions offered, what the model returned and the verdict
+    beside the accepted answers."""
+    transcript = result.transcript
+    spec = result.task.spec or {}
+    return {
+        "question": spec.get("question", []),
+        "functions": json.dumps(spec.get("function", []), ensure_ascii=False, indent=2),
+        "result": json.dumps(transcript.get("result"), ensure_ascii=False, indent=2),
+        "content": transcript.get("content", ""),
+        "verdict": transcript.get("verdict", {}),
+        "ground_truth": json.dumps(result.task.gold, ensure_ascii=False, indent=2) if result.task.gold else "",
+        "category": transcript.get("category", ""),
+        "error": transcript.get("error", ""),
+        "latency_s": transcript.get("latency_s", 0.0),
+    }
 
 
 def result_view(result: TaskResult) -> dict[str, Any]:

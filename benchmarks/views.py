@@ -15,6 +15,7 @@ from benchmarks.forms import ModelEntryForm
 from benchmarks.models import EvalRun, ModelEntry, TaskResult
 from benchmarks.selectors import (
     LEADERBOARD_X,
+    bfcl_result_view,
     leaderboard,
     model_list,
     result_list,
@@ -222,6 +223,17 @@ def result_detail(request, pk: int):
         TaskResult.objects.filter(run=result.run_id).order_by("task__code", "seed").values_list("pk", flat=True)
     )
     index = siblings.index(result.pk)
+    if result.run.benchmark == "bfcl":
+        return render(
+            request,
+            "benchmarks/bfcl_result_detail.html",
+            {
+                "result": result,
+                "view": bfcl_result_view(result),
+                "previous": siblings[index - 1] if index > 0 else None,
+                "next": siblings[index + 1] if index + 1 < len(siblings) else None,
+            },
+        )
     return render(
         request,
         "benchmarks/result_detail.html",
