@@ -255,6 +255,9 @@ class EvalRun(models.Model):
     git_commit = models.CharField(max_length=64, blank=True, help_text="The code's commit when the run started.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING, db_index=True)
     summary = models.JSONField(default=dict, blank=True, help_text="metrics.aggregate: overall and per category.")
+    board = models.JSONField(
+        default=dict, blank=True, help_text="What the leaderboard shows of the summary (engine.leaderboard.digest)."
+    )
     error = models.TextField(blank=True)
     job = models.ForeignKey(
         "kopa_site.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+", help_text="The latest job."
@@ -319,3 +322,24 @@ class TaskResult(models.Model):
     def api_call_source(self, step: int) -> str:
         """The ApiCall.source_id of the calls made in this episode's model turn `step`."""
         return f"{self.pk}/{step}"
+
+
+class LeaderboardSettings(models.Model):
+    """One row (pk 1) of leaderboard switches that admins change in the admin site."""
+
+    public = models.BooleanField(
+        default=False,
+        help_text="Anyone may read the leaderboard page and its CSV / JSON export without signing in (read-only).",
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "leaderboard settings"
+        verbose_name_plural = "leaderboard settings"
+
+    def __str__(self) -> str:
+        return "Leaderboard: " + ("public" if self.public else "signed-in users only")
+
+    @classmethod
+    def current(cls) -> LeaderboardSettings:
+        return cls.objects.filter(pk=1).first() or cls(pk=1)

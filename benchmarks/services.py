@@ -36,6 +36,7 @@ from benchmarks.engine import bfcl
 from benchmarks.engine.accounting import percentile
 from benchmarks.engine.backends.base import Backend, SamplingParams
 from benchmarks.engine.codec import episode_score_from_dict
+from benchmarks.engine.leaderboard import digest as board_digest
 from benchmarks.engine.metrics import aggregate, score_episode
 from benchmarks.engine.runner import STOP_BACKEND_ERROR, EpisodeResult, RunConfig, run_tasks
 from benchmarks.engine.task import TaskFileError, load_tasks, tasks_checksum
@@ -720,7 +721,7 @@ def eval_run_summarize(*, run: EvalRun) -> dict[str, Any]:
         return _bfcl_summarize(run)
     results = list(TaskResult.objects.filter(run=run).select_related("task").order_by("task__code", "seed"))
     if not results:
-        EvalRun.objects.filter(pk=run.pk).update(summary={})
+        EvalRun.objects.filter(pk=run.pk).update(summary={}, board={})
         return {}
     tasks = {r.task.code: r.task.to_engine() for r in results}
     scores = [episode_score_from_dict(r.scores) for r in results]
@@ -741,7 +742,7 @@ def _save_summary(run: EvalRun, summary: dict[str, Any], walls: list[float], tur
     }
     summary["episodes"] = len(walls)
     summary["complete"] = len(walls) == run.episodes_planned
-    EvalRun.objects.filter(pk=run.pk).update(summary=summary)
+    EvalRun.objects.filter(pk=run.pk).update(summary=summary, board=board_digest(summary))
     return summary
 
 
@@ -931,7 +932,7 @@ def _bfcl_summarize(run: EvalRun) -> dict[str, Any]:
         .values_list(*fields, "wall_s", "model_latency_s", "scores")
     )
     if not results:
-        EvalRun.objects.filter(pk=run.pk).update(summary={})
+        EvalRun.objects.filter(pk=run.pk).update(summary={}, board={})
         return {}
     rows = [
         {

@@ -42,7 +42,7 @@ def test_a_run_whose_endpoint_is_unreachable_fails_with_its_reason_and_never_rea
     assert run.status == EvalRun.Status.FAILED
     assert "never reached" in run.error and "2 episode(s)" in run.error
     board = leaderboard()
-    assert [row["run"].pk for row in board["rows"]] == [oracle_run.pk]
+    assert [row["run_id"] for row in board["rows"]] == [oracle_run.pk]
     with pytest.raises(BenchError, match="has failed; start a new run"):
         eval_run_start(run=run)
 
