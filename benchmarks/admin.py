@@ -5,7 +5,8 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 
-from benchmarks.models import EvalRun, ModelEntry, Task, TaskResult
+from benchmarks.forms import MODEL_FORM_FIELDS
+from benchmarks.models import EvalRun, LeaderboardSettings, ModelEntry, Task, TaskResult
 from benchmarks.services import BenchError, eval_run_resume, model_entry_check
 from kopa_site.jobs import JobError
 
@@ -26,22 +27,7 @@ class TaskAdmin(admin.ModelAdmin):
 class ModelEntryAdminForm(forms.ModelForm):
     class Meta:
         model = ModelEntry
-        fields = [
-            "name",
-            "org",
-            "params_b",
-            "license",
-            "backend",
-            "call_mode",
-            "base_url",
-            "served_name",
-            "api_key_env",
-            "checkpoint",
-            "tool_call_parser",
-            "chat_template",
-            "extra_body",
-            "notes",
-        ]
+        fields = MODEL_FORM_FIELDS
 
     def clean(self):
         cleaned = super().clean()
@@ -58,8 +44,8 @@ class ModelEntryAdminForm(forms.ModelForm):
 @admin.register(ModelEntry)
 class ModelEntryAdmin(admin.ModelAdmin):
     form = ModelEntryAdminForm
-    list_display = ["name", "org", "params_b", "backend", "call_mode", "endpoint", "created_at"]
-    list_filter = ["backend", "call_mode", "org"]
+    list_display = ["name", "family", "params_b", "base_model", "backend", "call_mode", "endpoint", "created_at"]
+    list_filter = ["backend", "call_mode", "family", "org"]
     search_fields = ["name", "org", "notes"]
     readonly_fields = ["created_by", "created_at", "updated_at"]
 
@@ -81,12 +67,16 @@ class TaskResultInline(admin.TabularInline):
 
 @admin.register(EvalRun)
 class EvalRunAdmin(admin.ModelAdmin):
-    list_display = ["id", "model", "status", "tool_mode", "backend", "git_commit", "created_at", "finished_at"]
-    list_filter = ["status", "tool_mode", "backend"]
+    list_display = ["id", "model", "benchmark", "status", "backend", "git_commit", "created_at", "finished_at"]
+    list_filter = ["benchmark", "status", "tool_mode", "backend"]
     search_fields = ["model__name", "git_commit", "task_checksum"]
     list_select_related = ["model"]
     raw_id_fields = ["job"]
     readonly_fields = [
+        "model_snapshot",
+        "benchmark",
+        "benchmark_version",
+        "board",
         "task_codes",
         "task_checksum",
         "data_versions",
@@ -128,3 +118,20 @@ class TaskResultAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+
+@admin.register(LeaderboardSettings)
+class LeaderboardSettingsAdmin(admin.ModelAdmin):
+    """One row: whether the leaderboard is readable without signing in."""
+
+    list_display = ["__str__", "public", "updated_at"]
+
+    def has_add_permission(self, request):
+        return not LeaderboardSettings.objects.exists()
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def save_model(self, request, obj, form, change):
+        obj.pk = 1
+        super().save_model(request, obj, form, change)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import django_filters
 from django.db.models import Q
 
-from benchmarks.models import EvalRun, ModelEntry, Task, TaskResult
+from benchmarks.models import Benchmark, EvalRun, ModelEntry, Task, TaskResult
 
 
 class TaskFilterSet(django_filters.FilterSet):
@@ -36,10 +36,20 @@ class TaskFilterSet(django_filters.FilterSet):
 class ModelEntryFilterSet(django_filters.FilterSet):
     q = django_filters.CharFilter(method="search", label="Search")
     backend = django_filters.ChoiceFilter(choices=ModelEntry.Backend.choices)
+    family = django_filters.CharFilter()
+    min_b = django_filters.NumberFilter(field_name="params_b", lookup_expr="gte", help_text="At least this size (B).")
+    max_b = django_filters.NumberFilter(field_name="params_b", lookup_expr="lte", help_text="At most this size (B).")
+    tuned = django_filters.ChoiceFilter(
+        choices=[("base", "base"), ("tuned", "tuned")], method="by_tuned", help_text="Base or tuned models."
+    )
 
     class Meta:
         model = ModelEntry
-        fields = ["q", "backend", "org"]
+        fields = ["q", "backend", "org", "family", "min_b", "max_b", "tuned"]
+
+    def by_tuned(self, queryset, name, value):
+        tuned = Q(base_model__isnull=False) | Q(tuned_from_run__isnull=False)
+        return queryset.filter(tuned) if value == "tuned" else queryset.exclude(tuned)
 
     def search(self, queryset, name, value):
         return queryset.filter(Q(name__icontains=value) | Q(org__icontains=value) | Q(notes__icontains=value))
@@ -51,10 +61,11 @@ class EvalRunFilterSet(django_filters.FilterSet):
     backend = django_filters.ChoiceFilter(choices=ModelEntry.Backend.choices)
     tool_mode = django_filters.ChoiceFilter(choices=EvalRun.ToolMode.choices)
     task_checksum = django_filters.CharFilter(lookup_expr="startswith", help_text="The task set, by checksum prefix.")
+    benchmark = django_filters.ChoiceFilter(choices=Benchmark.choices)
 
     class Meta:
         model = EvalRun
-        fields = ["model", "status", "backend", "tool_mode", "task_checksum"]
+        fields = ["model", "status", "backend", "tool_mode", "task_checksum", "benchmark"]
 
 
 class TaskResultFilterSet(django_filters.FilterSet):

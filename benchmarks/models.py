@@ -8,12 +8,20 @@ number on the leaderboard traces back to the requests behind it.
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import MinValueValidator
 from django.db import models
 
 from benchmarks.engine.codec import task_from_dict
 from benchmarks.engine.task import DIFFICULTIES
 
 DOMAIN_PREFIX = "domain:"
+
+
+class Benchmark(models.TextChoices):
+    """Which benchmark a task (and a run over such tasks) belongs to."""
+
+    KOPA = "kopa", "KOPA-Bench"
+    BFCL = "bfcl", "BFCL"
 
 
 class Task(models.Model):
@@ -24,7 +32,13 @@ class Task(models.Model):
         MEDIUM = DIFFICULTIES[1], "medium"
         HARD = DIFFICULTIES[2], "hard"
 
-    code = models.CharField(max_length=100, unique=True, help_text='The task id in its file, e.g. "re-001".')
+    code = models.CharField(
+        max_length=100, unique=True, help_text='The task id in its file, e.g. "re-001"; "bfcl:<id>" for BFCL entries.'
+    )
+    benchmark = models.CharField(max_length=10, choices=Benchmark.choices, default=Benchmark.KOPA, db_index=True)
+    spec = models.JSONField(
+        default=dict, blank=True, help_text="BFCL: the entry's question and function docs as bfcl-eval ships them."
+    )
     request = models.TextField(help_text="The user's request, as the model reads it.")
     tools = models.JSONField(default=list, help_text='Function names offered, or "*" for the whole catalog.')
     toolset = models.CharField(max_length=100, blank=True, help_text="The named toolset the file used, if any.")
@@ -35,7 +49,9 @@ class Task(models.Model):
         max_length=1000, blank=True, editable=False, help_text="|a|b|: the categories, filterable on any database."
     )
     domain = models.CharField(max_length=100, blank=True, db_index=True, help_text='From a "domain:" category.')
-    difficulty = models.CharField(max_length=10, choices=Difficulty.choices, db_index=True)
+    difficulty = models.CharField(
+        max_length=10, choices=Difficulty.choices, blank=True, db_index=True, help_text="Empty for BFCL entries."
+    )
     clock = models.CharField(max_length=40, help_text="The sandbox clock (X-Sandbox-Now) during the task, ISO 8601.")
     ignore_args = models.JSONField(default=list, blank=True)
     notes = models.TextField(blank=True)
@@ -97,7 +113,12 @@ class ModelEntry(models.Model):
 
     name = models.CharField(max_length=200, unique=True, help_text="As the leaderboard shows it.")
     org = models.CharField(max_length=200, blank=True, help_text="Who made the model.")
-    params_b = models.FloatField(null=True, blank=True, help_text="Parameters, in billions.")
+    params_b = models.FloatField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.001, "the parameter count is a positive number of billions")],
+        help_text="Parameters, in billions.",
+    )
     license = models.CharField(max_length=100, blank=True)
     backend = models.CharField(max_length=20, choices=Backend.choices, default=Backend.OPENAI)
     call_mode = models.CharField(max_length=10, choices=CallMode.choices, default=CallMode.FC)
@@ -131,7 +152,22 @@ class ModelEntry(models.Model):
     )
     # An id, not a foreign key: training depends on benchmarks, never the other way round.
     tuned_from_run = models.PositiveIntegerField(
-        null=True, blank=True, help_text="Id of the training run (training.TrainingRun) that produced this checkpoint."
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1, "a training run id is a positive whole number")],
+        help_text="Id of the training run (training.TrainingRun) that produced this checkpoint.",
+    )
+    price_in_per_mtok = models.FloatField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.0, "a price is not negative")],
+        help_text="USD per million prompt tokens, when known (the leaderboard's cost column).",
+    )
+    price_out_per_mtok = models.FloatField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.0, "a price is not negative")],
+        help_text="USD per million completion tokens, when known.",
     )
     extra_body = models.JSONField(
         default=dict, blank=True, help_text='Merged into each request, e.g. {"chat_template_kwargs": {...}}.'
@@ -159,6 +195,28 @@ class ModelEntry(models.Model):
     def is_tuned(self) -> bool:
         return self.base_model_id is not None or self.tuned_from_run is not None
 
+    def snapshot(self) -> dict:
+        """The model's identity as a run records it when it starts, so later edits of the entry move no row."""
+        base = self.base_model
+        return {
+            "id": self.pk,
+            "name": self.name,
+            "org": self.org,
+            "family": self.family,
+            "params_b": self.params_b,
+            "license": self.license,
+            "backend": self.backend,
+            "call_mode": self.call_mode,
+            "served_name": self.served_name,
+            "chat_template": self.chat_template,
+            "tool_call_parser": self.tool_call_parser,
+            "base_model": {"id": base.pk, "name": base.name} if base else None,
+            "tuned_from_run": self.tuned_from_run,
+            "tuned": self.is_tuned,
+            "price_in_per_mtok": self.price_in_per_mtok,
+            "price_out_per_mtok": self.price_out_per_mtok,
+        }
+
 
 class EvalRun(models.Model):
     """One evaluation of a model on a set of tasks and seeds, with everything needed to reproduce it."""
@@ -168,6 +226,7 @@ class EvalRun(models.Model):
         RUNNING = "running", "running"
         STOPPED = "stopped", "stopped (resumable)"
         FINISHED = "finished", "finished"
+        FAILED = "failed", "failed (the model could not be reached)"
 
     class ToolMode(models.TextChoices):
         SANDBOX = "sandbox", "sandbox"
@@ -175,6 +234,13 @@ class EvalRun(models.Model):
         LIVE = "live", "live"
 
     model = models.ForeignKey(ModelEntry, on_delete=models.PROTECT, related_name="runs")
+    model_snapshot = models.JSONField(
+        default=dict, blank=True, help_text="The model's identity when the run was created (ModelEntry.snapshot)."
+    )
+    benchmark = models.CharField(max_length=10, choices=Benchmark.choices, default=Benchmark.KOPA, db_index=True)
+    benchmark_version = models.CharField(
+        max_length=100, blank=True, help_text='e.g. "KOPA-Bench 2026-11" or "BFCL v4 (bfcl-eval 2026.3.23)".'
+    )
     backend = models.CharField(max_length=20, choices=ModelEntry.Backend.choices)
     endpoint = models.CharField(max_length=500, blank=True, help_text="The base URL or checkpoint used.")
     sampling = models.JSONField(default=dict, help_text="temperature, top_p, max_tokens.")
@@ -189,6 +255,9 @@ class EvalRun(models.Model):
     git_commit = models.CharField(max_length=64, blank=True, help_text="The code's commit when the run started.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING, db_index=True)
     summary = models.JSONField(default=dict, blank=True, help_text="metrics.aggregate: overall and per category.")
+    board = models.JSONField(
+        default=dict, blank=True, help_text="What the leaderboard shows of the summary (engine.leaderboard.digest)."
+    )
     error = models.TextField(blank=True)
     job = models.ForeignKey(
         "kopa_site.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+", help_text="The latest job."
@@ -214,6 +283,11 @@ class EvalRun(models.Model):
     @property
     def overall(self) -> dict:
         return (self.summary or {}).get("overall") or {}
+
+    @property
+    def identity(self) -> dict:
+        """The model as it was when the run was created (the leaderboard shows and filters by this)."""
+        return self.model_snapshot or {"id": self.model_id, "name": str(self.model_id)}
 
 
 class TaskResult(models.Model):
@@ -248,3 +322,24 @@ class TaskResult(models.Model):
     def api_call_source(self, step: int) -> str:
         """The ApiCall.source_id of the calls made in this episode's model turn `step`."""
         return f"{self.pk}/{step}"
+
+
+class LeaderboardSettings(models.Model):
+    """One row (pk 1) of leaderboard switches that admins change in the admin site."""
+
+    public = models.BooleanField(
+        default=False,
+        help_text="Anyone may read the leaderboard page and its CSV / JSON export without signing in (read-only).",
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "leaderboard settings"
+        verbose_name_plural = "leaderboard settings"
+
+    def __str__(self) -> str:
+        return "Leaderboard: " + ("public" if self.public else "signed-in users only")
+
+    @classmethod
+    def current(cls) -> LeaderboardSettings:
+        return cls.objects.filter(pk=1).first() or cls(pk=1)

@@ -13,6 +13,7 @@ from django.db.models import QuerySet
 from django.urls import reverse
 
 from apis.models import Tool
+from benchmarks.engine import leaderboard as board_engine
 from benchmarks.engine.metrics import call_matches
 from benchmarks.engine.suite import suite_stats
 from benchmarks.engine.task import TaskSet
@@ -24,21 +25,15 @@ AXES = (
     ("action", "Action", "the calls match the gold calls (F1 = 1)"),
     ("success", "Success", "response × environment"),
 )
-# Colour-blind-safe (plotly's Safe palette) and a marker symbol per backend, so colour is never the only cue.
-SAFE_COLOURS = ("#88CCEE", "#CC6677", "#DDCC77", "#117733", "#332288", "#AA4499", "#44AA99", "#999933", "#882255")
-BACKEND_SYMBOLS = {"openai": "circle", "transformers": "square", "oracle": "diamond"}
-LEADERBOARD_X = {
-    "calls": ("calls per episode", "mean tool calls per episode"),
-    "latency": ("latency", "mean episode latency (s)"),
-}
 
 
 def task_list() -> QuerySet[Task]:
-    return Task.objects.all()
+    """KOPA-Bench tasks (BFCL entries are Task rows too, reached through their runs)."""
+    return Task.objects.filter(benchmark="kopa")
 
 
 def model_list() -> QuerySet[ModelEntry]:
-    return ModelEntry.objects.select_related("created_by")
+    return ModelEntry.objects.select_related("created_by", "base_model")
 
 
 def run_list() -> QuerySet[EvalRun]:
@@ -129,12 +124,44 @@ def _group_row(name: str, group: dict) -> dict[str, Any]:
     }
 
 
+def _bfcl_report(run: EvalRun, summary: dict[str, Any]) -> dict[str, Any]:
+    overall = summary["overall"]
+    errors = Counter(overall.get("errors", {}).get("by_type", {}))
+    return {
+        "bfcl": True,
+        "accuracy": overall["success"],
+        "category_mean": overall.get("category_mean"),
+        "pass": _pass_rows(overall),
+        "tasks": overall["tasks"],
+        "episodes": overall["episodes"],
+        "seeds_per_task": overall["seeds_per_task"],
+        "categories": [
+            {
+                "name": name,
+                "tasks": group["tasks"],
+                "episodes": group["episodes"],
+                "success": group["success"],
+                "pass_by_k": {row["k"]: row for row in _pass_rows(group)},
+                "calls": group["efficiency"].get("calls_per_episode"),
+            }
+            for name, group in sorted(summary.get("categories", {}).items())
+        ],
+        "errors": errors.most_common(),
+        "efficiency": overall["efficiency"],
+        "cost": overall["cost"],
+        "latency": summary.get("latency", {}),
+        "complete": summary.get("complete", False),
+    }
+
+
 def run_report(run: EvalRun) -> dict[str, Any] | None:
     """The run's summary shaped for its page; None before any episode is stored."""
     summary = run.summary or {}
     overall = summary.get("overall")
     if not overall:
         return None
+    if run.benchmark == "bfcl":
+        return _bfcl_report(run, summary)
     errors = overall["errors"]
     return {
         "axes": [{"key": key, "label": label, "help": help_text, **overall[key]} for key, label, help_text in AXES],
@@ -183,6 +210,24 @@ class CallView:
             return json.dumps(json.loads(self.observation), ensure_ascii=False, indent=2)
         except (TypeError, ValueError):
             return self.observation
+
+
+def bfcl_result_view(result: TaskResult) -> dict[str, Any]:
+    """A BFCL entry's page: the question, the functions offered, what the model returned and the verdict
+    beside the accepted answers."""
+    transcript = result.transcript
+    spec = result.task.spec or {}
+    return {
+        "question": spec.get("question", []),
+        "functions": json.dumps(spec.get("function", []), ensure_ascii=False, indent=2),
+        "result": json.dumps(transcript.get("result"), ensure_ascii=False, indent=2),
+        "content": transcript.get("content", ""),
+        "verdict": transcript.get("verdict", {}),
+        "ground_truth": json.dumps(result.task.gold, ensure_ascii=False, indent=2) if result.task.gold else "",
+        "category": transcript.get("category", ""),
+        "error": transcript.get("error", ""),
+        "latency_s": transcript.get("latency_s", 0.0),
+    }
 
 
 def result_view(result: TaskResult) -> dict[str, Any]:
@@ -249,127 +294,264 @@ def result_view(result: TaskResult) -> dict[str, Any]:
 
 # --- Leaderboard ---------------------------------------------------------------------------------------------
 
+BOARD_FIELDS = (
+    "id",
+    "model_id",
+    "model_snapshot",
+    "board",
+    "benchmark",
+    "benchmark_version",
+    "task_checksum",
+    "git_commit",
+    "finished_at",
+    "seeds",
+    "created_by__username",
+)
 
-def _short(checksum: str) -> str:
-    return checksum[:12]
+
+@dataclass
+class BoardQuery:
+    """What the leaderboard page, its exports and the API were asked for."""
+
+    board: str = ""  # a task set's checksum prefix; empty: the canonical KOPA-Bench suite
+    pick: str = "best"
+    family: str = ""
+    min_b: float | None = None
+    max_b: float | None = None
+    tuned: str = ""  # base | tuned
+    backend: str = ""
+    sort: str = "rank"
+    descending: bool | None = None
+
+    @classmethod
+    def from_params(cls, params) -> BoardQuery:
+        def number(name: str) -> float | None:
+            try:
+                value = float(params.get(name, "") or "nan")
+            except ValueError:
+                return None
+            return None if value != value else value  # NaN: not given
+
+        order = params.get("dir", "")
+        return cls(
+            board=(params.get("board") or params.get("tasks") or "").strip(),
+            pick="latest" if params.get("pick") == "latest" else "best",
+            family=(params.get("family") or "").strip(),
+            min_b=number("min_b"),
+            max_b=number("max_b"),
+            tuned=params.get("tuned") if params.get("tuned") in ("base", "tuned") else "",
+            backend=params.get("backend") if params.get("backend") in ModelEntry.Backend.values else "",
+            sort=params.get("sort") if params.get("sort") in board_engine.SORT_KEYS else "rank",
+            descending={"asc": False, "desc": True}.get(order),
+        )
+
+    def filters(self) -> dict[str, Any]:
+        return {
+            "family": self.family,
+            "min_b": self.min_b,
+            "max_b": self.max_b,
+            "tuned": self.tuned,
+            "backend": self.backend,
+        }
 
 
-def task_sets() -> list[dict[str, Any]]:
-    """The task sets that finished runs used, newest first: checksum, tasks, runs, data versions."""
+def _finished_runs() -> QuerySet[EvalRun]:
+    return EvalRun.objects.filter(status=EvalRun.Status.FINISHED).exclude(board={})
+
+
+def board_sets() -> list[dict[str, Any]]:
+    """The boards (benchmark version + task set) that finished runs used, the canonical KOPA-Bench suite first,
+    then KOPA-Bench sets by size, then BFCL sets by runs."""
     seen: dict[str, dict[str, Any]] = {}
-    rows = EvalRun.objects.filter(status=EvalRun.Status.FINISHED).order_by("-finished_at", "-id")
-    for checksum, codes, versions in rows.values_list("task_checksum", "task_codes", "data_versions"):
+    rows = _finished_runs().order_by("-finished_at", "-id")
+    for benchmark, version, checksum, board in rows.values_list(
+        "benchmark", "benchmark_version", "task_checksum", "board"
+    ):
         entry = seen.setdefault(
             checksum,
-            {"checksum": checksum, "short": _short(checksum), "tasks": len(codes), "runs": 0, "versions": versions},
+            {
+                "checksum": checksum,
+                "short": checksum[:12],
+                "benchmark": benchmark,
+                "version": version,
+                "tasks": board.get("tasks", 0),
+                "categories": sorted(board.get("categories", {})),
+                "runs": 0,
+                "canonical": False,
+            },
         )
         entry["runs"] += 1
-    return list(seen.values())
-
-
-def leaderboard(*, pick: str = "best", task_checksum: str | None = None, x: str = "calls") -> dict[str, Any]:
-    """One row per model over one task set: its best (highest success) or latest finished run, ranked by
-    success, with per-axis and per-category scores, pass@k, calls, latency and tokens, and a chart of the same
-    numbers (success vs calls or latency)."""
-    sets = task_sets()
-    if not sets:
-        return {"rows": [], "sets": [], "set": None, "categories": [], "figure": None, "pick": pick, "x": x}
-    chosen = next((s for s in sets if task_checksum and s["checksum"].startswith(task_checksum)), sets[0])
-    runs = (
-        EvalRun.objects.filter(status=EvalRun.Status.FINISHED, task_checksum=chosen["checksum"])
-        .select_related("model")
-        .order_by("-finished_at", "-id")
+    suite = Task.objects.filter(benchmark="kopa", is_active=True, file__startswith="benchmarks/tasks/").count()
+    kopa = [entry for entry in seen.values() if entry["benchmark"] == "kopa"]
+    canonical = [entry for entry in kopa if suite and entry["tasks"] == suite]
+    for entry in canonical[:1]:
+        entry["canonical"] = True
+    ordered = sorted(
+        seen.values(),
+        key=lambda e: (
+            not e["canonical"],
+            e["benchmark"] != "kopa",
+            -e["tasks"] if e["benchmark"] == "kopa" else -e["runs"],
+        ),
     )
-    best: dict[int, EvalRun] = {}
-    for run in runs:
-        if not run.overall:
-            continue
-        current = best.get(run.model_id)
-        if current is None or pick == "best" and run.overall["success"]["value"] > current.overall["success"]["value"]:
-            best[run.model_id] = run
-    categories = sorted({c for run in best.values() for c in run.summary.get("categories", {})})
-    rows = [_leaderboard_row(run, categories) for run in best.values()]
-    rows.sort(key=lambda row: (-row["success"]["value"], row["model"].name))
-    for rank, row in enumerate(rows, 1):
-        row["rank"] = rank
-    return {
+    for entry in ordered:
+        name = "KOPA-Bench" if entry["benchmark"] == "kopa" else "BFCL"
+        unit = "tasks" if entry["benchmark"] == "kopa" else "entries"
+        entry["label"] = f"{entry['version'] or name} · {entry['tasks']} {unit} · {entry['short']}" + (
+            " · canonical suite" if entry["canonical"] else ""
+        )
+    return ordered
+
+
+def _board_rows(checksum: str, pick: str) -> list[dict[str, Any]]:
+    runs = []
+    for values in _finished_runs().filter(task_checksum=checksum).values(*BOARD_FIELDS):
+        values["identity"] = values.pop("model_snapshot") or {"id": values["model_id"], "name": str(values["model_id"])}
+        values["ran_by"] = values.pop("created_by__username") or ""
+        finished = values["finished_at"]
+        values["finished_at"] = finished.isoformat(timespec="seconds") if finished else ""
+        runs.append(values)
+    rows = board_engine.rank_rows(board_engine.pick_rows(runs, pick=pick))
+    for row in rows:
+        row["url"] = reverse("benchmarks:run", args=[row["run_id"]])
+    return rows
+
+
+def leaderboard(query: BoardQuery | None = None, *, charts: bool = True) -> dict[str, Any]:
+    """One row per model on one board (a benchmark version and its task set; by default the canonical
+    KOPA-Bench suite): its best or latest finished run, ranked by success over the whole board, then
+    filtered and sorted; with base-vs-tuned pairs, KOPA-vs-BFCL pairs and the charts of the same numbers."""
+    query = query or BoardQuery()
+    sets = board_sets()
+    empty = {"rows": [], "all_rows": 0, "sets": sets, "set": None, "categories": [], "query": query, "figures": {}}
+    if not sets:
+        return {**empty, "pairs": [], "cross": [], "families": [], "backends": []}
+    chosen = next((s for s in sets if query.board and s["checksum"].startswith(query.board)), sets[0])
+    everyone = _board_rows(chosen["checksum"], query.pick)
+    shown = board_engine.filter_rows(everyone, **query.filters())
+    rows = board_engine.sort_rows(shown, query.sort, query.descending)
+    categories = sorted({c for row in everyone for c in row["categories"]})
+    pairs = board_engine.base_tuned_pairs(shown)
+    other = next((s for s in sets if s["benchmark"] != chosen["benchmark"]), None)
+    cross = []
+    if other is not None:
+        theirs = board_engine.filter_rows(_board_rows(other["checksum"], query.pick), **query.filters())
+        kopa, bfcl = (shown, theirs) if chosen["benchmark"] == "kopa" else (theirs, shown)
+        cross = board_engine.cross_rows(kopa, bfcl)
+    ks = sorted({int(k) for row in everyone for k in row["pass_hat"]})
+    board = {
         "rows": rows,
+        "all_rows": len(everyone),
         "sets": sets,
         "set": chosen,
+        "other": other,
         "categories": categories,
-        "figure": leaderboard_figure(rows, x=x) if rows else None,
-        "pick": pick,
-        "x": x,
-        "ks": sorted({p["k"] for row in rows for p in row["pass"]}),
+        "query": query,
+        "pairs": pairs,
+        "cross": cross,
+        "hat_k": str(ks[-1]) if ks else None,
+        "families": sorted({row["identity"].get("family") for row in everyone if row["identity"].get("family")}),
+        "backends": sorted({row["identity"].get("backend") for row in everyone if row["identity"].get("backend")}),
     }
+    board["figures"] = leaderboard_figures(board) if charts and rows else {}
+    return board
 
 
-def _leaderboard_row(run: EvalRun, categories: list[str]) -> dict[str, Any]:
-    summary = run.summary
-    overall = summary["overall"]
-    per_category = summary.get("categories", {})
-    latency = summary.get("latency", {})
-    cost = overall["cost"]
-    return {
-        "model": run.model,
-        "run": run,
-        "url": reverse("benchmarks:run", args=[run.pk]),
-        **{key: _estimate(overall[key]) for key, _, _ in AXES},
-        "pass": _pass_rows(overall),
-        "pass_by_k": {p["k"]: p for p in _pass_rows(overall)},
-        "categories": [_estimate(per_category[c]["success"]) if c in per_category else None for c in categories],
-        "calls": overall["efficiency"].get("calls_per_episode") or 0.0,
-        "call_ratio": overall["efficiency"].get("call_ratio_successful"),
-        "latency_mean": latency.get("episode_mean_s", 0.0),
-        "latency_p95": latency.get("episode_p95_s", 0.0),
-        "tokens": cost["prompt_tokens_per_episode"] + cost["completion_tokens_per_episode"],
-        "episodes": summary.get("episodes", overall["episodes"]),
-        "seeds": len(run.seeds),
+def leaderboard_figures(board: dict[str, Any]) -> dict[str, Any]:
+    rows = sorted(board["rows"], key=lambda row: row["rank"])
+    urls = {row["run_id"]: row["url"] for row in rows}
+    figures = {
+        "scores": board_engine.scores_figure(rows, urls),
+        "size": board_engine.size_figure(rows, urls),
     }
+    if board["categories"]:
+        figures["heatmap"] = board_engine.heatmap_figure(rows, board["categories"])
+    if board["pairs"]:
+        figures["pairs"] = board_engine.pairs_figure(board["pairs"])
+    if board["cross"]:
+        figures["cross"] = board_engine.cross_figure(board["cross"])
+    return figures
 
 
-def leaderboard_figure(rows: list[dict[str, Any]], *, x: str = "calls") -> dict[str, Any]:
-    """Success (with its 95 % interval) against calls per episode or latency: one trace per model, so each
-    has its own colour and legend entry, and a marker symbol per backend."""
-    import plotly.graph_objects as go
+EXPORT_COLUMNS = (
+    "rank",
+    "rank_ub",
+    "model",
+    "family",
+    "params_b",
+    "tuned",
+    "base_model",
+    "tuned_from_run",
+    "backend",
+    "call_mode",
+    "success",
+    "success_low",
+    "success_high",
+    "pass1",
+    "pass4",
+    "pass_hat_k",
+    "pass_hat",
+    "calls_per_task",
+    "tokens_per_task",
+    "latency_mean_s",
+    "latency_p95_s",
+    "cost_usd_per_task",
+    "tasks",
+    "episodes",
+    "seeds",
+    "benchmark_version",
+    "task_checksum",
+    "git_commit",
+    "finished_at",
+    "ran_by",
+    "run_id",
+)
 
-    key = "latency_mean" if x == "latency" else "calls"
-    figure = go.Figure()
-    for index, row in enumerate(rows):
-        success = row["success"]
-        figure.add_trace(
-            go.Scatter(
-                x=[round(row[key], 3)],
-                y=[round(100 * success["value"], 1)],
-                error_y={
-                    "type": "data",
-                    "array": [round(100 * (success["high"] - success["value"]), 1)],
-                    "arrayminus": [round(100 * (success["value"] - success["low"]), 1)],
-                    "thickness": 1.2,
-                },
-                mode="markers+text",
-                text=[row["model"].name],
-                textposition="top center",
-                marker={
-                    "size": 13,
-                    "color": SAFE_COLOURS[index % len(SAFE_COLOURS)],
-                    "symbol": BACKEND_SYMBOLS.get(row["run"].backend, "circle"),
-                    "line": {"color": "#24292f", "width": 1},
-                },
-                customdata=[row["url"]],
-                hovertemplate=(
-                    f"{row['model'].name}<br>success %{{y}}% [{100 * success['low']:.1f}, {100 * success['high']:.1f}]"
-                    f"<br>{LEADERBOARD_X[x][1]}: %{{x}}<extra></extra>"
-                ),
-                name=row["model"].name,
-            )
-        )
-    figure.update_layout(
-        height=420,
-        margin={"l": 60, "r": 20, "t": 20, "b": 50},
-        xaxis={"title": LEADERBOARD_X[x][1], "rangemode": "tozero"},
-        yaxis={"title": "success (%), 95 % interval", "range": [-5, 115]},
-        plot_bgcolor="#fff",
-        legend={"orientation": "h", "y": -0.2},
-    )
-    return json.loads(figure.to_json())
+
+def export_rows(board: dict[str, Any]) -> list[dict[str, Any]]:
+    """The board's rows flattened for CSV and JSON export (categories as "cat:<name>" columns)."""
+    k = board.get("hat_k")
+    out = []
+    for row in board["rows"]:
+        identity = row["identity"]
+        base = identity.get("base_model") or {}
+        pass1, pass4 = row["pass_at"].get("1"), row["pass_at"].get("4")
+        hat = row["pass_hat"].get(str(k)) if k else None
+        item = {
+            "rank": row["rank"],
+            "rank_ub": row["rank_ub"],
+            "model": identity.get("name", ""),
+            "family": identity.get("family", ""),
+            "params_b": identity.get("params_b"),
+            "tuned": row["tuned"],
+            "base_model": base.get("name", ""),
+            "tuned_from_run": identity.get("tuned_from_run"),
+            "backend": identity.get("backend", ""),
+            "call_mode": identity.get("call_mode", ""),
+            "success": row["success"]["value"],
+            "success_low": row["success"]["low"],
+            "success_high": row["success"]["high"],
+            "pass1": pass1["value"] if pass1 else None,
+            "pass4": pass4["value"] if pass4 else None,
+            "pass_hat_k": int(k) if k else None,
+            "pass_hat": hat["value"] if hat else None,
+            "calls_per_task": row["calls"],
+            "tokens_per_task": row["tokens"],
+            "latency_mean_s": row["latency_mean"],
+            "latency_p95_s": row["latency_p95"],
+            "cost_usd_per_task": row["cost"],
+            "tasks": row["tasks"],
+            "episodes": row["episodes"],
+            "seeds": " ".join(str(seed) for seed in row["seeds"]),
+            "benchmark_version": row["benchmark_version"],
+            "task_checksum": row["task_checksum"],
+            "git_commit": row["git_commit"],
+            "finished_at": row["finished_at"],
+            "ran_by": row["ran_by"],
+            "run_id": row["run_id"],
+        }
+        for category in board["categories"]:
+            estimate = row["categories"].get(category)
+            item[f"cat:{category}"] = estimate["value"] if estimate else None
+        out.append(item)
+    return out

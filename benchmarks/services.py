@@ -33,11 +33,13 @@ from django.utils import timezone
 
 from apis.models import ApiCall, Tool
 from apis.services import CatalogError, outbound_check_url
+from benchmarks.engine import bfcl
 from benchmarks.engine.accounting import percentile
 from benchmarks.engine.backends.base import Backend, SamplingParams
 from benchmarks.engine.codec import episode_score_from_dict
+from benchmarks.engine.leaderboard import digest as board_digest
 from benchmarks.engine.metrics import aggregate, score_episode
-from benchmarks.engine.runner import EpisodeResult, RunConfig, run_tasks
+from benchmarks.engine.runner import STOP_BACKEND_ERROR, EpisodeResult, RunConfig, run_tasks
 from benchmarks.engine.task import TaskFileError, load_tasks, tasks_checksum
 from benchmarks.environment import (
     CallLedger,
@@ -46,7 +48,7 @@ from benchmarks.environment import (
     django_environment_factory,
     missing_tools,
 )
-from benchmarks.models import DOMAIN_PREFIX, EvalRun, ModelEntry, Task, TaskResult
+from benchmarks.models import DOMAIN_PREFIX, Benchmark, EvalRun, ModelEntry, Task, TaskResult
 from kopa_site.env import env_str
 from kopa_site.models import Job
 
@@ -177,7 +179,7 @@ def tasks_sync(*, paths: str | Path | Iterable[str | Path], check_catalog: bool 
     scopes = [_display_path(p) for p in items]
     now = timezone.now()
     with transaction.atomic():
-        existing = {row.code: row for row in Task.objects.select_for_update()}
+        existing = {row.code: row for row in Task.objects.filter(benchmark=Benchmark.KOPA).select_for_update()}
         for task in taskset:
             file = _display_path(task.source.partition("#")[0])
             fields = _task_fields(task, file=file, data_version=taskset.data_versions[task.source.partition("#")[0]])
@@ -224,6 +226,19 @@ _MODEL_FIELDS = {f.name for f in ModelEntry._meta.get_fields() if f.concrete} - 
 }
 
 
+def model_runnable_check(entry: ModelEntry) -> None:
+    """Refuse a model the runner cannot reach: every backend but the oracle needs an endpoint or a checkpoint."""
+    if entry.backend == ModelEntry.Backend.ORACLE:
+        return
+    if not (entry.base_url or entry.checkpoint):
+        raise BenchError(
+            f"model {entry.name!r} has neither an endpoint (base_url) nor a checkpoint, so no run can reach it; "
+            "give it one on its page (/bench/models/) first"
+        )
+    if entry.backend == ModelEntry.Backend.TRANSFORMERS and not entry.checkpoint:
+        raise BenchError(f"model {entry.name!r} uses the transformers backend, which needs a checkpoint folder")
+
+
 def model_entry_check(entry: ModelEntry) -> None:
     if entry.backend not in ModelEntry.Backend.values:
         raise BenchError(f"backend must be one of {', '.join(ModelEntry.Backend.values)}")
@@ -231,6 +246,15 @@ def model_entry_check(entry: ModelEntry) -> None:
         raise BenchError("an openai model needs a base_url (an endpoint ending in /v1) or a checkpoint for vLLM")
     if entry.backend == ModelEntry.Backend.TRANSFORMERS and not entry.checkpoint:
         raise BenchError("a transformers model needs a checkpoint folder")
+    if not (entry.name or "").strip():
+        raise BenchError("name: a model needs a name")
+    if entry.base_model_id is not None and entry.pk is not None:
+        seen, current = {entry.pk}, entry.base_model
+        while current is not None:
+            if current.pk in seen:
+                raise BenchError("base_model: a model cannot be (a base of) its own base model")
+            seen.add(current.pk)
+            current = current.base_model
     model_endpoint_check(entry.base_url, entry.api_key_env)
     try:
         entry.full_clean()
@@ -352,8 +376,9 @@ def eval_run_create(*, model: ModelEntry, task_codes: Sequence[str] | None = Non
     if unknown:
         raise BenchError(f"unknown run option(s): {', '.join(sorted(unknown))}")
     checked = _check_run_options({**RUN_DEFAULTS, **{k: v for k, v in options.items() if v is not None}})
+    model_runnable_check(model)
     model_entry_check(model)
-    rows = list(Task.objects.filter(is_active=True))
+    rows = list(Task.objects.filter(is_active=True, benchmark=Benchmark.KOPA))
     if task_codes:
         wanted = list(dict.fromkeys(task_codes))
         by_code = {row.code: row for row in rows}
@@ -368,8 +393,12 @@ def eval_run_create(*, model: ModelEntry, task_codes: Sequence[str] | None = Non
     if lacking:
         listed = "; ".join(f"{code}: {', '.join(names)}" for code, names in sorted(lacking.items())[:10])
         raise BenchError(f"the catalog lacks tools these tasks need ({listed}); import the catalog first")
+    versions = sorted({row.data_version for row in rows})
     return EvalRun.objects.create(
         model=model,
+        model_snapshot=model.snapshot(),
+        benchmark=Benchmark.KOPA,
+        benchmark_version="KOPA-Bench " + ", ".join(versions),
         backend=model.backend,
         endpoint=model.endpoint,
         task_codes=[row.code for row in rows],
@@ -394,8 +423,9 @@ def eval_run_start(*, run: EvalRun, user=None) -> Job:
     from kopa_site.jobs import job_start
 
     run.refresh_from_db()
-    if run.status == EvalRun.Status.FINISHED:
-        raise BenchError(f"run #{run.pk} has finished; start a new run")
+    if run.status in (EvalRun.Status.FINISHED, EvalRun.Status.FAILED):
+        raise BenchError(f"run #{run.pk} has {run.status}; start a new run")
+    model_runnable_check(run.model)
     if run.job_id and not Job.objects.get(pk=run.job_id).is_finished:
         raise BenchError(f"run #{run.pk} already has job #{run.job_id} in progress")
     job = job_start(kind=eval_run_kind(run), params={"run_id": run.pk}, user=user)
@@ -423,6 +453,8 @@ def _engine_backend(
     run: EvalRun, *, base_url: str | None = None, served: str | None = None, device: str | None = None
 ) -> Backend:
     model = run.model
+    if run.backend == ModelEntry.Backend.ORACLE and run.benchmark == Benchmark.BFCL:
+        return bfcl.OracleBackend()
     if run.backend == ModelEntry.Backend.ORACLE:
         from benchmarks.engine.backends.oracle import OracleBackend
 
@@ -594,9 +626,9 @@ def eval_run_execute(
     """
     reporter = reporter or QuietReporter()
     run = EvalRun.objects.select_related("model").get(pk=run.pk)
-    if run.status == EvalRun.Status.FINISHED:
-        raise BenchError(f"run #{run.pk} has finished")
-    rows = _run_rows(run)
+    if run.status in (EvalRun.Status.FINISHED, EvalRun.Status.FAILED):
+        raise BenchError(f"run #{run.pk} has {run.status}")
+    rows = _bfcl_rows(run) if run.benchmark == Benchmark.BFCL else _run_rows(run)
     stored = set(TaskResult.objects.filter(run=run).values_list("task__code", "seed"))
     pending = [(row, seed) for row in rows for seed in run.seeds if (row.code, seed) not in stored]
     commit = git_commit()
@@ -624,16 +656,46 @@ def eval_run_execute(
             logger.exception("run %s: summary of the stored episodes failed", run.pk)
         raise
     summary = eval_run_summarize(run=run)
-    EvalRun.objects.filter(pk=run.pk).update(status=EvalRun.Status.FINISHED, finished_at=timezone.now())
+    return _finish(run, summary, reporter)
+
+
+def unreachable_reason(run: EvalRun) -> str:
+    """Why the run never reached its model ("" when it did): every stored episode ended on a backend error
+    (connection refused, timeouts after the backend's retries) before the model produced any turn."""
+    results = TaskResult.objects.filter(run=run)
+    if not results.exists() or results.exclude(stop_reason=STOP_BACKEND_ERROR).exists():
+        return ""
+    errors = Counter(
+        (transcript or {}).get("error", "") or "backend error"
+        for transcript in results.values_list("transcript", flat=True)
+    )
+    reason, count = errors.most_common(1)[0]
+    total = sum(errors.values())
+    return f"the model was never reached: all {total} episode(s) ended on a backend error, e.g. ({count}×) {reason}"[
+        :2000
+    ]
+
+
+def _finish(run: EvalRun, summary: dict[str, Any], reporter: Reporter) -> dict[str, Any]:
+    """Mark the run finished, or failed (with the reason on the run) when its model was never reached: such a
+    run scored nothing about the model and must never reach the leaderboard."""
+    reason = unreachable_reason(run)
+    now = timezone.now()
+    if reason:
+        EvalRun.objects.filter(pk=run.pk).update(status=EvalRun.Status.FAILED, error=reason, finished_at=now)
+        reporter.log(f"run #{run.pk} failed: {reason}", "error")
+        return summary
+    EvalRun.objects.filter(pk=run.pk).update(status=EvalRun.Status.FINISHED, finished_at=now)
     reporter.log(f"run #{run.pk} finished: success {summary['overall']['success']['value']:.3f}")
     return summary
 
 
 def _execute_pending(run, rows, pending, backend, reporter, progress, *, device=None) -> None:
     model = run.model
+    drive = _drive_bfcl if run.benchmark == Benchmark.BFCL else _drive
     if backend is not None or run.backend != ModelEntry.Backend.OPENAI or model.base_url:
         engine_backend = backend or _engine_backend(run, device=device)
-        async_to_sync(_drive)(run, rows, pending, engine_backend, reporter, progress)
+        async_to_sync(drive)(run, rows, pending, engine_backend, reporter, progress)
         return
     from benchmarks.engine.vllm_launcher import endpoint
 
@@ -643,7 +705,7 @@ def _execute_pending(run, rows, pending, backend, reporter, progress, *, device=
     reporter.log(f"starting vLLM for {model.checkpoint} on port {config.port} (log {log_path})")
     with endpoint(vllm=config, log_path=log_path, cwd=settings.BASE_DIR) as (base_url, served):
         engine_backend = _engine_backend(run, base_url=base_url, served=served)
-        async_to_sync(_drive)(run, rows, pending, engine_backend, reporter, progress)
+        async_to_sync(drive)(run, rows, pending, engine_backend, reporter, progress)
 
 
 def _vllm_config(model: ModelEntry):
@@ -674,9 +736,11 @@ def eval_run_summarize(*, run: EvalRun) -> dict[str, Any]:
     """Aggregate the stored episode scores (overall, per category and difficulty, pass@k / pass^k with their
     intervals), add latency figures, and save it as the run's summary."""
     run = EvalRun.objects.get(pk=run.pk)
+    if run.benchmark == Benchmark.BFCL:
+        return _bfcl_summarize(run)
     results = list(TaskResult.objects.filter(run=run).select_related("task").order_by("task__code", "seed"))
     if not results:
-        EvalRun.objects.filter(pk=run.pk).update(summary={})
+        EvalRun.objects.filter(pk=run.pk).update(summary={}, board={})
         return {}
     tasks = {r.task.code: r.task.to_engine() for r in results}
     scores = [episode_score_from_dict(r.scores) for r in results]
@@ -685,15 +749,19 @@ def eval_run_summarize(*, run: EvalRun) -> dict[str, Any]:
     summary = _json_keys(aggregate(list(tasks.values()), scores, ks=ks).to_dict())
     walls = [r.wall_s for r in results]
     turns = [step["latency_s"] for r in results for step in r.transcript.get("steps", [])]
+    return _save_summary(run, summary, walls, turns)
+
+
+def _save_summary(run: EvalRun, summary: dict[str, Any], walls: list[float], turns: list[float]) -> dict[str, Any]:
     summary["latency"] = {
         "episode_mean_s": sum(walls) / len(walls),
         "episode_p95_s": percentile(walls, 95),
         "turn_mean_s": sum(turns) / len(turns) if turns else 0.0,
         "turn_p95_s": percentile(turns, 95),
     }
-    summary["episodes"] = len(results)
-    summary["complete"] = len(results) == run.episodes_planned
-    EvalRun.objects.filter(pk=run.pk).update(summary=summary)
+    summary["episodes"] = len(walls)
+    summary["complete"] = len(walls) == run.episodes_planned
+    EvalRun.objects.filter(pk=run.pk).update(summary=summary, board=board_digest(summary))
     return summary
 
 
@@ -704,6 +772,204 @@ def _json_keys(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_json_keys(v) for v in value]
     return value
+
+
+# --- BFCL ----------------------------------------------------------------------------------------------
+
+
+def _bfcl_entries(categories: Sequence[str], limit: int | None) -> list[bfcl.Entry]:
+    if not categories:
+        raise BenchError(f"choose at least one BFCL category: {', '.join(bfcl.CATEGORIES)}")
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+        raise BenchError("limit is a whole number of entries per category, at least 1 (or empty: all)")
+    try:
+        return [entry for category in dict.fromkeys(categories) for entry in bfcl.load_category(category, limit=limit)]
+    except bfcl.BfclError as error:
+        raise BenchError(str(error)) from None
+
+
+def bfcl_tasks_sync(*, categories: Sequence[str], limit: int | None = None) -> list[Task]:
+    """Task rows (benchmark "bfcl", code "bfcl:<id>") for the entries of these categories as the installed
+    bfcl-eval ships them, created or updated when their content changed; returned in entry order."""
+    entries = _bfcl_entries(categories, limit)
+    label = bfcl.label()
+    fields_of = {}
+    for entry in entries:
+        fields_of["bfcl:" + entry.id] = {
+            "benchmark": Benchmark.BFCL,
+            "spec": entry.to_spec(),
+            "request": entry.request_text,
+            "tools": [function["name"] for function in entry.functions],
+            "gold": entry.ground_truth or [],
+            "answer": {},
+            "categories": [entry.category],
+            "category_index": f"|{entry.category}|",
+            "domain": "",
+            "difficulty": "",
+            "clock": "",
+            "data_version": label,
+            "file": entry.file,
+            "source": f"{entry.file}#{entry.id}",
+            "checksum": entry.checksum(),
+            "is_active": True,
+        }
+    with transaction.atomic():
+        existing = {row.code: row for row in Task.objects.filter(code__in=list(fields_of))}
+        clash = [code for code, row in existing.items() if row.benchmark != Benchmark.BFCL]
+        if clash:
+            raise BenchError(f"task code(s) {', '.join(clash[:5])} already belong to KOPA-Bench")
+        new = [Task(code=code, **fields) for code, fields in fields_of.items() if code not in existing]
+        Task.objects.bulk_create(new, batch_size=500)
+        changed = []
+        for code, row in existing.items():
+            fields = fields_of[code]
+            if row.checksum != fields["checksum"] or row.data_version != fields["data_version"]:
+                for name, value in fields.items():
+                    setattr(row, name, value)
+                changed.append(row)
+        if changed:
+            Task.objects.bulk_update(changed, list(fields_of[changed[0].code]), batch_size=500)
+    rows = {row.code: row for row in Task.objects.filter(code__in=list(fields_of))}
+    return [rows[code] for code in fields_of]
+
+
+def bfcl_run_create(
+    *,
+    model: ModelEntry,
+    categories: Sequence[str] = bfcl.DEFAULT_CATEGORIES,
+    limit: int | None = None,
+    user=None,
+    **options,
+) -> EvalRun:
+    """A pending BFCL run of `model` over these categories (the first `limit` entries of each), pinned by the
+    entries' checksum and bfcl-eval's version. Options: seeds, concurrency, sampling."""
+    unknown = set(options) - {"seeds", "concurrency", "sampling"}
+    if unknown:
+        raise BenchError(f"unknown BFCL run option(s): {', '.join(sorted(unknown))}")
+    checked = _check_run_options({**RUN_DEFAULTS, **{k: v for k, v in options.items() if v is not None}})
+    model_runnable_check(model)
+    model_entry_check(model)
+    rows = bfcl_tasks_sync(categories=categories, limit=limit)
+    if not rows:
+        raise BenchError("these BFCL categories hold no entries")
+    label = bfcl.label()
+    return EvalRun.objects.create(
+        model=model,
+        model_snapshot=model.snapshot(),
+        benchmark=Benchmark.BFCL,
+        benchmark_version=label,
+        backend=model.backend,
+        endpoint=model.endpoint,
+        task_codes=[row.code for row in rows],
+        task_checksum=bfcl.entries_checksum(_bfcl_entry(row) for row in rows),
+        data_versions={row.file: label for row in rows},
+        created_by=user if getattr(user, "is_authenticated", False) else None,
+        **{**checked, "max_steps": 1},
+    )
+
+
+def _bfcl_entry(row: Task) -> bfcl.Entry:
+    return bfcl.Entry.from_spec(row.code.removeprefix("bfcl:"), row.categories[0], row.spec, row.gold)
+
+
+def _bfcl_rows(run: EvalRun) -> list[Task]:
+    rows = {row.code: row for row in Task.objects.filter(code__in=run.task_codes)}
+    missing = [code for code in run.task_codes if code not in rows]
+    if missing:
+        raise BenchError(f"run #{run.pk}: its BFCL entries {', '.join(missing[:5])} no longer exist")
+    ordered = [rows[code] for code in run.task_codes]
+    if bfcl.entries_checksum(_bfcl_entry(row) for row in ordered) != run.task_checksum:
+        raise BenchError(f"run #{run.pk}: its BFCL entries changed since it was created; start a new run")
+    return ordered
+
+
+def _store_bfcl(run: EvalRun, row: Task, outcome: bfcl.Outcome) -> TaskResult | None:
+    valid = outcome.verdict.valid
+    try:
+        return TaskResult.objects.create(
+            run=run,
+            task=row,
+            seed=outcome.seed,
+            transcript=outcome.transcript(),
+            api_call_ids=[],
+            scores={"bfcl": outcome.verdict.to_dict()},
+            success=valid,
+            response_ok=valid,
+            environment_ok=valid,
+            action_ok=valid,
+            stop_reason=outcome.stop_reason,
+            calls=outcome.calls,
+            invalid_calls=int(outcome.verdict.error_type.startswith("ast_decoder")),
+            prompt_tokens=outcome.prompt_tokens,
+            completion_tokens=outcome.completion_tokens,
+            wall_s=round(outcome.wall_s, 4),
+            model_latency_s=round(outcome.latency_s, 4),
+        )
+    except IntegrityError:
+        logger.warning("run %s: %s seed %s was stored meanwhile; kept the first", run.pk, row.code, outcome.seed)
+        return None
+
+
+async def _drive_bfcl(
+    run: EvalRun, rows: list[Task], pending: list[tuple[Task, int]], backend: Backend, reporter: Reporter, progress
+) -> None:
+    """One model turn per pending (entry, seed), `concurrency` at a time, each stored as it is scored."""
+    entries = {row.code: _bfcl_entry(row) for row in rows}
+    fc = run.identity.get("call_mode", ModelEntry.CallMode.FC) == ModelEntry.CallMode.FC
+    sampling = SamplingParams(**run.sampling)
+    limiter = asyncio.Semaphore(run.concurrency)
+
+    def store(row: Task, outcome: bfcl.Outcome) -> None:
+        if _store_bfcl(run, row, outcome) is not None:
+            progress.done += 1
+            verdict = "valid" if outcome.verdict.valid else outcome.verdict.error_type or "invalid"
+            reporter.progress(progress.done, progress.total, f"{row.code} seed {outcome.seed}: {verdict}")
+        reporter.check_cancelled()
+
+    async def one(row: Task, seed: int) -> None:
+        async with limiter:
+            outcome = await bfcl.run_entry(entries[row.code], backend, seed=seed, fc=fc, sampling=sampling)
+        await sync_to_async(store)(row, outcome)
+
+    futures = [asyncio.ensure_future(one(row, seed)) for row, seed in pending]
+    try:
+        await asyncio.gather(*futures)
+    except BaseException:
+        for future in futures:
+            future.cancel()
+        await asyncio.gather(*futures, return_exceptions=True)
+        raise
+    finally:
+        await backend.aclose()
+
+
+def _bfcl_summarize(run: EvalRun) -> dict[str, Any]:
+    fields = ("task__code", "task__categories", "seed", "success", "calls", "prompt_tokens", "completion_tokens")
+    results = list(
+        TaskResult.objects.filter(run=run)
+        .order_by("task__code", "seed")
+        .values_list(*fields, "wall_s", "model_latency_s", "scores")
+    )
+    if not results:
+        EvalRun.objects.filter(pk=run.pk).update(summary={}, board={})
+        return {}
+    rows = [
+        {
+            "id": code,
+            "category": categories[0],
+            "seed": seed,
+            "valid": success,
+            "calls": calls,
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "error_type": (scores.get("bfcl") or {}).get("error_type", ""),
+        }
+        for code, categories, seed, success, calls, prompt, completion, _, _, scores in results
+    ]
+    seeds_per_task = min(Counter(row["id"] for row in rows).values())
+    ks = sorted({k for k in PASS_KS if k <= seeds_per_task} | {seeds_per_task})
+    summary = bfcl.summarize(rows, ks=ks)
+    return _save_summary(run, summary, [r[7] for r in results], [r[8] for r in results])
 
 
 def eval_run_job(*, run: EvalRun, reporter) -> dict[str, Any]:
@@ -717,6 +983,9 @@ def eval_run_job(*, run: EvalRun, reporter) -> dict[str, Any]:
         _execute_in_subprocess(run, reporter)
         run.refresh_from_db()
         summary = run.summary
+    run.refresh_from_db()
+    if run.status == EvalRun.Status.FAILED:
+        raise BenchError(f"run #{run.pk} failed: {run.error}")
     overall = summary.get("overall", {})
     return {
         "run": run.pk,
@@ -775,4 +1044,5 @@ def eval_run_resume(*, run: EvalRun, user=None) -> Job:
 
 
 def eval_run_resumable(run: EvalRun) -> bool:
-    return run.status != EvalRun.Status.FINISHED and (run.job is None or run.job.is_finished)
+    done = (EvalRun.Status.FINISHED, EvalRun.Status.FAILED)
+    return run.status not in done and (run.job is None or run.job.is_finished)

@@ -3,17 +3,25 @@
 
 from __future__ import annotations
 
+import csv
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from benchmarks.engine.runner import RunConfig, initial_messages
 from benchmarks.filtersets import EvalRunFilterSet, TaskFilterSet, TaskResultFilterSet
-from benchmarks.models import EvalRun, ModelEntry, TaskResult
+from benchmarks.forms import ModelEntryForm
+from benchmarks.models import EvalRun, LeaderboardSettings, ModelEntry, TaskResult
 from benchmarks.selectors import (
-    LEADERBOARD_X,
+    EXPORT_COLUMNS,
+    BoardQuery,
+    bfcl_result_view,
+    export_rows,
     leaderboard,
     model_list,
     result_list,
@@ -32,6 +40,8 @@ from benchmarks.services import (
     eval_run_resumable,
     eval_run_resume,
     eval_run_start,
+    model_entry_create,
+    model_entry_update,
 )
 from kopa_site.jobs import JobError
 from kopa_site.page_helpers import query_without_page, require_role
@@ -85,7 +95,36 @@ def task_detail(request, code: str):
 @require_GET
 def model_list_page(request):
     require_role(request)
-    return render(request, "benchmarks/model_list.html", {"models": model_list().order_by("name")})
+    return render(
+        request,
+        "benchmarks/model_list.html",
+        {"models": model_list().order_by("name"), "can_edit": has_role(request.user, REVIEWER)},
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def model_edit(request, pk: int | None = None):
+    """Add (pk None) or change a model entry; reviewers and admins only."""
+    require_role(request, REVIEWER)
+    entry = get_object_or_404(ModelEntry, pk=pk) if pk is not None else None
+    form = ModelEntryForm(request.POST or None, instance=entry)
+    if request.method == "POST" and form.is_valid():
+        try:
+            if entry is None:
+                entry = model_entry_create(
+                    name=form.cleaned_data["name"], user=request.user, **form.fields_for_service()
+                )
+                messages.success(request, f"Model {entry.name} added.")
+            else:
+                fields = {"name": form.cleaned_data["name"], **form.fields_for_service()}
+                entry = model_entry_update(entry=ModelEntry.objects.get(pk=entry.pk), **fields)
+                messages.success(request, f"Model {entry.name} saved; runs made before keep the identity they had.")
+        except BenchError as exc:
+            form.add_error(None, str(exc))
+        else:
+            return redirect("benchmarks:models")
+    return render(request, "benchmarks/model_form.html", {"form": form, "entry": entry})
 
 
 @login_required
@@ -190,6 +229,17 @@ def result_detail(request, pk: int):
         TaskResult.objects.filter(run=result.run_id).order_by("task__code", "seed").values_list("pk", flat=True)
     )
     index = siblings.index(result.pk)
+    if result.run.benchmark == "bfcl":
+        return render(
+            request,
+            "benchmarks/bfcl_result_detail.html",
+            {
+                "result": result,
+                "view": bfcl_result_view(result),
+                "previous": siblings[index - 1] if index > 0 else None,
+                "next": siblings[index + 1] if index + 1 < len(siblings) else None,
+            },
+        )
     return render(
         request,
         "benchmarks/result_detail.html",
@@ -204,11 +254,56 @@ def result_detail(request, pk: int):
     )
 
 
-@login_required
 @require_GET
 def leaderboard_page(request):
-    require_role(request)
-    pick = request.GET.get("pick") if request.GET.get("pick") in ("best", "latest") else "best"
-    x = request.GET.get("x") if request.GET.get("x") in LEADERBOARD_X else "calls"
-    board = leaderboard(pick=pick, task_checksum=request.GET.get("tasks") or None, x=x)
-    return render(request, "benchmarks/leaderboard.html", {"board": board, "x_choices": LEADERBOARD_X})
+    """The leaderboard, its CSV and JSON export (?format=csv|json, same filters). Signed-in users with a role
+    read it; anyone does when an admin made it public (LeaderboardSettings)."""
+    public = LeaderboardSettings.current().public
+    if not request.user.is_authenticated and not public:
+        return redirect_to_login(request.get_full_path())
+    if request.user.is_authenticated and not public:
+        require_role(request)
+    query = BoardQuery.from_params(request.GET)
+    export = request.GET.get("format")
+    board = leaderboard(query, charts=export not in ("csv", "json"))
+    if export == "json":
+        return JsonResponse(
+            {
+                "board": board["set"],
+                "query": query.__dict__,
+                "categories": board["categories"],
+                "rows": export_rows(board),
+            },
+            json_dumps_params={"ensure_ascii": False},
+        )
+    if export == "csv":
+        return _csv_response(board)
+    params = request.GET.copy()
+    for name in ("sort", "dir", "format"):
+        params.pop(name, None)
+    return render(
+        request,
+        "benchmarks/leaderboard.html",
+        {
+            "board": board,
+            "full": request.GET.get("cols") == "all",
+            "query_string": params.urlencode(),
+            "signed_in": request.user.is_authenticated,
+            "sort_columns": SORT_COLUMNS,
+        },
+    )
+
+
+SORT_COLUMNS = {"rank", "model", "params", "success", "pass1", "pass4", "calls", "tokens", "latency", "cost", "date"}
+
+
+def _csv_response(board) -> HttpResponse:
+    rows = export_rows(board)
+    columns = [*EXPORT_COLUMNS, *(f"cat:{c}" for c in board["categories"])]
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    short = board["set"]["short"] if board["set"] else "empty"
+    response["Content-Disposition"] = f'attachment; filename="leaderboard-{short}.csv"'
+    writer = csv.DictWriter(response, fieldnames=columns, extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(rows)
+    return response

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from benchmarks.models import EvalRun, ModelEntry, Task, TaskResult
+from benchmarks.models import Benchmark, EvalRun, ModelEntry, Task, TaskResult
 from benchmarks.services import RUN_DEFAULTS
 
 
@@ -46,6 +46,7 @@ class ModelEntrySerializer(serializers.ModelSerializer):
 
     url = serializers.HyperlinkedIdentityField(view_name="modelentry-detail")
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    is_tuned = serializers.BooleanField(read_only=True)
 
     class Meta:
         model = ModelEntry
@@ -56,6 +57,12 @@ class ModelEntrySerializer(serializers.ModelSerializer):
             "org",
             "params_b",
             "license",
+            "family",
+            "base_model",
+            "tuned_from_run",
+            "is_tuned",
+            "price_in_per_mtok",
+            "price_out_per_mtok",
             "backend",
             "call_mode",
             "base_url",
@@ -70,13 +77,13 @@ class ModelEntrySerializer(serializers.ModelSerializer):
             "created_at",
             "updated_at",
         ]
-        read_only_fields = ["id", "url", "created_by", "created_at", "updated_at"]
+        read_only_fields = ["id", "url", "is_tuned", "created_by", "created_at", "updated_at"]
 
 
 class ModelRefSerializer(serializers.ModelSerializer):
     class Meta:
         model = ModelEntry
-        fields = ["id", "name", "org", "backend", "call_mode"]
+        fields = ["id", "name", "org", "family", "params_b", "backend", "call_mode"]
         read_only_fields = fields
 
 
@@ -93,6 +100,9 @@ class EvalRunSerializer(serializers.ModelSerializer):
             "id",
             "url",
             "model",
+            "model_snapshot",
+            "benchmark",
+            "benchmark_version",
             "backend",
             "endpoint",
             "status",
@@ -121,6 +131,16 @@ class EvalRunSerializer(serializers.ModelSerializer):
 
 class EvalRunCreateSerializer(serializers.Serializer):
     model = serializers.PrimaryKeyRelatedField(queryset=ModelEntry.objects.all())
+    benchmark = serializers.ChoiceField(choices=Benchmark.choices, default=Benchmark.KOPA)
+    categories = serializers.ListField(
+        child=serializers.CharField(max_length=60),
+        required=False,
+        default=list,
+        help_text="BFCL: its categories (empty: the default offline set).",
+    )
+    limit = serializers.IntegerField(
+        required=False, allow_null=True, default=None, help_text="BFCL: the first N entries of each category."
+    )
     tasks = serializers.ListField(
         child=serializers.CharField(max_length=100), required=False, default=list, help_text="Task ids; empty: all."
     )
@@ -164,3 +184,46 @@ class TaskResultDetailSerializer(TaskResultSerializer):
     class Meta(TaskResultSerializer.Meta):
         fields = [*TaskResultSerializer.Meta.fields, "transcript", "api_call_ids", "scores"]
         read_only_fields = fields
+
+
+class LeaderboardRowSerializer(serializers.Serializer):
+    """One model on a board (its best or latest finished run); categories come as "cat:<name>" keys."""
+
+    rank = serializers.IntegerField()
+    rank_ub = serializers.IntegerField(help_text="1 + the models whose 95 % interval lies wholly above.")
+    model = serializers.CharField()
+    family = serializers.CharField()
+    params_b = serializers.FloatField(allow_null=True)
+    tuned = serializers.BooleanField()
+    base_model = serializers.CharField()
+    tuned_from_run = serializers.IntegerField(allow_null=True)
+    backend = serializers.CharField()
+    call_mode = serializers.CharField()
+    success = serializers.FloatField()
+    success_low = serializers.FloatField()
+    success_high = serializers.FloatField()
+    pass1 = serializers.FloatField(allow_null=True)
+    pass4 = serializers.FloatField(allow_null=True)
+    pass_hat_k = serializers.IntegerField(allow_null=True)
+    pass_hat = serializers.FloatField(allow_null=True)
+    calls_per_task = serializers.FloatField(allow_null=True)
+    tokens_per_task = serializers.FloatField()
+    latency_mean_s = serializers.FloatField(allow_null=True)
+    latency_p95_s = serializers.FloatField(allow_null=True)
+    cost_usd_per_task = serializers.FloatField(allow_null=True)
+    tasks = serializers.IntegerField()
+    episodes = serializers.IntegerField()
+    seeds = serializers.CharField()
+    benchmark_version = serializers.CharField()
+    task_checksum = serializers.CharField()
+    git_commit = serializers.CharField()
+    finished_at = serializers.CharField()
+    ran_by = serializers.CharField()
+    run_id = serializers.IntegerField()
+
+
+class LeaderboardSerializer(serializers.Serializer):
+    board = serializers.DictField(help_text="The board: benchmark, version, task checksum, tasks, runs.")
+    boards = serializers.ListField(child=serializers.DictField(), help_text="Every board with finished runs.")
+    categories = serializers.ListField(child=serializers.CharField())
+    rows = LeaderboardRowSerializer(many=True)

@@ -3,7 +3,7 @@ episode results (read, with transcripts)."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
@@ -13,16 +13,20 @@ from rest_framework.throttling import ScopedRateThrottle
 from benchmarks.api.serializers import (
     EvalRunCreateSerializer,
     EvalRunSerializer,
+    LeaderboardSerializer,
     ModelEntrySerializer,
     TaskResultDetailSerializer,
     TaskResultSerializer,
     TaskSerializer,
 )
+from benchmarks.engine.bfcl import DEFAULT_CATEGORIES
+from benchmarks.engine.leaderboard import SORT_KEYS
 from benchmarks.filtersets import EvalRunFilterSet, ModelEntryFilterSet, TaskFilterSet, TaskResultFilterSet
-from benchmarks.models import TaskResult
-from benchmarks.selectors import model_list, result_list, run_list, task_list
+from benchmarks.models import Benchmark, ModelEntry, TaskResult
+from benchmarks.selectors import BoardQuery, export_rows, leaderboard, model_list, result_list, run_list, task_list
 from benchmarks.services import (
     BenchError,
+    bfcl_run_create,
     eval_run_create,
     eval_run_resume,
     eval_run_start,
@@ -98,7 +102,7 @@ class EvalRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     ordering_fields = ["created_at", "finished_at", "id"]
     ordering = ["-created_at", "-id"]
     read_role = ANNOTATOR
-    action_roles = {"create": REVIEWER, "resume": REVIEWER, "results": ANNOTATOR}
+    action_roles = {"create": REVIEWER, "resume": REVIEWER, "results": ANNOTATOR, "leaderboard": ANNOTATOR}
     throttle_scope = "jobs"
 
     def get_throttles(self):
@@ -114,8 +118,15 @@ class EvalRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         body.is_valid(raise_exception=True)
         data = dict(body.validated_data)
         model, codes = data.pop("model"), data.pop("tasks")
+        benchmark, categories, limit = data.pop("benchmark"), data.pop("categories"), data.pop("limit")
         try:
-            run = eval_run_create(model=model, task_codes=codes or None, user=request.user, **data)
+            if benchmark == Benchmark.BFCL:
+                options = {key: data[key] for key in ("seeds", "concurrency", "sampling")}
+                run = bfcl_run_create(
+                    model=model, categories=categories or DEFAULT_CATEGORIES, limit=limit, user=request.user, **options
+                )
+            else:
+                run = eval_run_create(model=model, task_codes=codes or None, user=request.user, **data)
             eval_run_start(run=run, user=request.user)
         except (BenchError, JobError) as exc:
             return _bad(exc)
@@ -134,6 +145,33 @@ class EvalRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         except (BenchError, JobError) as exc:
             return _bad(exc)
         return Response(self.get_serializer(self.get_queryset().get(pk=run.pk)).data)
+
+    @extend_schema(
+        summary="The leaderboard: one row per model on a board, with the page's filters and sorting",
+        parameters=[
+            OpenApiParameter("board", str, description="A board's task checksum prefix; empty: the canonical suite"),
+            OpenApiParameter("pick", str, enum=["best", "latest"], description="Which finished run per model"),
+            OpenApiParameter("family", str),
+            OpenApiParameter("min_b", float, description="At least this many billion parameters"),
+            OpenApiParameter("max_b", float, description="At most this many billion parameters"),
+            OpenApiParameter("tuned", str, enum=["base", "tuned"]),
+            OpenApiParameter("backend", str, enum=ModelEntry.Backend.values),
+            OpenApiParameter("sort", str, enum=sorted(SORT_KEYS)),
+            OpenApiParameter("dir", str, enum=["asc", "desc"]),
+        ],
+        responses=LeaderboardSerializer,
+    )
+    @action(detail=False, methods=["get"])
+    def leaderboard(self, request):
+        board = leaderboard(BoardQuery.from_params(request.GET), charts=False)
+        return Response(
+            {
+                "board": board["set"] or {},
+                "boards": board["sets"],
+                "categories": board["categories"],
+                "rows": export_rows(board),
+            }
+        )
 
     @extend_schema(summary="The run's episodes (without transcripts)", responses=TaskResultSerializer(many=True))
     @action(detail=True, methods=["get"])

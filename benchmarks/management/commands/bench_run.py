@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
+from benchmarks.engine.bfcl import DEFAULT_CATEGORIES
 from benchmarks.management.progress import ProgressLines
 from benchmarks.models import EvalRun, ModelEntry
 from benchmarks.services import (
     PROGRESS_PREFIX,
     RUN_DEFAULTS,
     BenchError,
+    bfcl_run_create,
     eval_run_create,
     eval_run_execute,
     eval_run_start,
@@ -39,6 +41,13 @@ class Command(BaseCommand):
         parser.add_argument("--max-tokens", type=int, default=RUN_DEFAULTS["sampling"]["max_tokens"])
         parser.add_argument("--episode-timeout", type=float, help="seconds per episode")
         parser.add_argument("--tasks", nargs="+", help="task ids (default: every active task)")
+        parser.add_argument(
+            "--bfcl",
+            nargs="*",
+            metavar="CATEGORY",
+            help=f"run BFCL instead of KOPA-Bench, on these categories (none given: {' '.join(DEFAULT_CATEGORIES)})",
+        )
+        parser.add_argument("--limit", type=int, help="BFCL: the first N entries of each category")
         parser.add_argument("--async", action="store_true", dest="queue", help="queue the run as a job and return")
         parser.add_argument("--run", type=int, help="run (or resume) this existing run in this process")
         parser.add_argument("--device", help="transformers device (default KOPA_BENCH_DEVICE, else cuda when present)")
@@ -84,6 +93,20 @@ class Command(BaseCommand):
             self.stdout.write(f"registered model {entry.name} ({entry.backend})")
         elif fields:
             entry = model_entry_update(entry=entry, **fields)
+        sampling = {
+            "temperature": options["temperature"],
+            "top_p": options["top_p"],
+            "max_tokens": options["max_tokens"],
+        }
+        if options["bfcl"] is not None:
+            return bfcl_run_create(
+                model=entry,
+                categories=options["bfcl"] or DEFAULT_CATEGORIES,
+                limit=options["limit"],
+                seeds=options["seeds"],
+                concurrency=options["concurrency"],
+                sampling=sampling,
+            )
         return eval_run_create(
             model=entry,
             task_codes=options["tasks"],
@@ -91,11 +114,7 @@ class Command(BaseCommand):
             concurrency=options["concurrency"],
             max_steps=options["max_steps"],
             tool_mode=options["tool_mode"],
-            sampling={
-                "temperature": options["temperature"],
-                "top_p": options["top_p"],
-                "max_tokens": options["max_tokens"],
-            },
+            sampling=sampling,
             episode_timeout_s=options["episode_timeout"],
         )
 
@@ -113,10 +132,16 @@ class Command(BaseCommand):
         self._report(run, summary)
 
     def _report(self, run: EvalRun, summary: dict) -> None:
+        run.refresh_from_db()
+        if run.status == EvalRun.Status.FAILED:
+            raise CommandError(f"run #{run.pk} failed: {run.error}")
         overall = summary["overall"]
         write = self.stdout.write
         write(self.style.SUCCESS(f"run #{run.pk}: {summary['episodes']} episode(s), {overall['tasks']} task(s)"))
-        for axis in ("response", "environment", "action", "success"):
+        axes = ("success",) if run.benchmark == "bfcl" else ("response", "environment", "action", "success")
+        for name, group in sorted(summary.get("categories", {}).items()) if run.benchmark == "bfcl" else ():
+            write(f"  {name:<24} {group['success']['value']:.3f}  ({group['episodes']} episode(s))")
+        for axis in axes:
             estimate = overall[axis]
             write(f"  {axis:<12} {estimate['value']:.3f}  [{estimate['low']:.3f}, {estimate['high']:.3f}]")
         for k, estimate in overall["pass_at"].items():

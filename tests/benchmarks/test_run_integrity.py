@@ -1,0 +1,122 @@
+"""Run-level correctness: a run that never reached its model ends failed (with the reason) and stays off the
+board; a run keeps the model's identity as it was; the registry refuses bad input; the model form."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+from django.urls import reverse
+
+from benchmarks.engine.backends.openai_http import OpenAIChatBackend, OpenAIConfig
+from benchmarks.models import EvalRun, ModelEntry
+from benchmarks.selectors import leaderboard
+from benchmarks.services import (
+    BenchError,
+    eval_run_create,
+    eval_run_execute,
+    eval_run_start,
+    model_entry_create,
+    model_entry_update,
+)
+
+pytestmark = [pytest.mark.django_db]
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]  # closed again when the block ends: connections are refused
+
+
+@pytest.mark.slow
+def test_a_run_whose_endpoint_is_unreachable_fails_with_its_reason_and_never_reaches_the_board(
+    demo_tasks, executor_settings, oracle_run
+):
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    model = model_entry_create(name="Down 9B", backend=ModelEntry.Backend.OPENAI, base_url=url)
+    run = eval_run_create(model=model, task_codes=["demo-holiday-oct", "demo-population-yeoksam"], seeds=[0])
+    backend = OpenAIChatBackend(OpenAIConfig(url, "down", max_attempts=2, backoff_s=0.01))
+    eval_run_execute(run=run, backend=backend)
+    run.refresh_from_db()
+    assert run.status == EvalRun.Status.FAILED
+    assert "never reached" in run.error and "2 episode(s)" in run.error
+    board = leaderboard()
+    assert [row["run_id"] for row in board["rows"]] == [oracle_run.pk]
+    with pytest.raises(BenchError, match="has failed; start a new run"):
+        eval_run_start(run=run)
+
+
+def test_a_run_keeps_the_models_identity_when_the_entry_changes_later(demo_tasks, oracle_model):
+    base = model_entry_create(name="Qwen3.5-9B", backend="oracle", family="Qwen3.5", params_b=9)
+    tuned = model_entry_create(
+        name="Qwen3.5-9B-EDGE", backend="oracle", family="Qwen3.5", params_b=9, base_model=base, tuned_from_run=3
+    )
+    run = eval_run_create(model=tuned, task_codes=["demo-holiday-oct"])
+    model_entry_update(entry=tuned, name="renamed", params_b=27, family="Other")
+    run.refresh_from_db()
+    snapshot = run.identity
+    assert snapshot["name"] == "Qwen3.5-9B-EDGE" and snapshot["params_b"] == 9 and snapshot["family"] == "Qwen3.5"
+    assert snapshot["tuned"] is True and snapshot["base_model"] == {"id": base.pk, "name": "Qwen3.5-9B"}
+    assert snapshot["tuned_from_run"] == 3 and run.benchmark == "kopa" and run.benchmark_version.startswith("KOPA")
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"params_b": -9}, "positive number of billions"),
+        ({"params_b": 0}, "positive number of billions"),
+        ({"tuned_from_run": 0}, "training run id"),
+        ({"price_in_per_mtok": -1}, "not negative"),
+        ({"backend": "openai"}, "needs a base_url"),
+        ({"backend": "transformers"}, "needs a checkpoint"),
+    ],
+)
+def test_the_registry_refuses_bad_input(db, fields, message):
+    with pytest.raises(BenchError, match=message):
+        model_entry_create(name="bad", **{"backend": "oracle", **fields})
+    assert not ModelEntry.objects.filter(name="bad").exists()
+
+
+def test_a_model_cannot_be_its_own_base(db):
+    model = model_entry_create(name="loop", backend="oracle")
+    with pytest.raises(BenchError, match="its own base"):
+        model_entry_update(entry=model, base_model=model)
+
+
+def test_a_model_without_endpoint_or_checkpoint_cannot_start_a_run(demo_tasks):
+    model = model_entry_create(name="Remote", backend="openai", base_url="http://gpu:8000/v1")
+    ModelEntry.objects.filter(pk=model.pk).update(base_url="")  # as an old row or a direct edit leaves it
+    model.refresh_from_db()
+    with pytest.raises(BenchError, match="neither an endpoint .base_url. nor a checkpoint"):
+        eval_run_create(model=model, task_codes=["demo-holiday-oct"])
+    assert not EvalRun.objects.exists()
+
+
+def test_reviewers_add_and_edit_models_with_the_form_and_annotators_cannot(client_as, reviewer, annotator):
+    assert client_as(annotator).get(reverse("benchmarks:model_new")).status_code == 403
+    browser = client_as(reviewer)
+    page = browser.get(reverse("benchmarks:model_new")).content.decode()
+    assert 'name="family"' in page and 'name="base_model"' in page
+    bad = browser.post(
+        reverse("benchmarks:model_new"), {"name": "Neg", "backend": "oracle", "call_mode": "fc", "params_b": "-3"}
+    )
+    assert bad.status_code == 200 and "positive number of billions" in bad.content.decode()
+    missing = browser.post(reverse("benchmarks:model_new"), {"name": "NoURL", "backend": "openai", "call_mode": "fc"})
+    assert "needs a base_url" in missing.content.decode() and not ModelEntry.objects.filter(name="NoURL").exists()
+    made = browser.post(
+        reverse("benchmarks:model_new"),
+        {"name": "Qwen3.5-9B", "backend": "oracle", "call_mode": "fc", "family": "Qwen3.5", "params_b": "9"},
+    )
+    assert made.status_code == 302
+    entry = ModelEntry.objects.get(name="Qwen3.5-9B")
+    assert entry.family == "Qwen3.5" and entry.params_b == 9 and entry.created_by == reviewer
+    edit = browser.post(
+        reverse("benchmarks:model_edit", args=[entry.pk]),
+        {"name": "Qwen3.5-9B", "backend": "oracle", "call_mode": "fc", "family": "Qwen3.5", "params_b": "9.5"},
+    )
+    assert edit.status_code == 302
+    entry.refresh_from_db()
+    assert entry.params_b == 9.5
+    listing = browser.get(reverse("benchmarks:models")).content.decode()
+    assert "Add a model" in listing and "Qwen3.5" in listing
