@@ -15,6 +15,6 @@ urlpatterns = [
     path("trajectories/", include("datasets.urls")),
     path("bench/", include("benchmarks.urls")),
     path("training/", include("training.urls")),
-    path("sandbox/", include("apis.sandbox.urls")),
+    path("sandbox/", include("apis.sandbox_urls")),
     path("", include("kopa_site.pages")),
 ]
