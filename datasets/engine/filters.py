@@ -150,6 +150,13 @@ def _recompute(fact: Mapping[str, Any], calls: Mapping[int, Mapping[str, Any]]) 
     if not chosen:
         return None
     records = [r for c in chosen for r in (c.get("observation") or {}).get("records") or []]
+    if fact["op"] == "count_where":  # records whose field equals a value, over every page of the step
+        name, _, wanted = str(fact.get("field") or "").partition("=")
+        first = chosen[0].get("observation") or {}
+        counted = sum(int((c.get("observation") or {}).get("record_count") or 0) for c in chosen)
+        if first.get("total_count") is not None and int(first["total_count"]) != counted:
+            return None
+        return str(sum(1 for r in records if normalize_text(str(r.get(name, ""))) == normalize_text(wanted)))
     if fact["op"] == "count":
         first = chosen[0].get("observation") or {}
         counted = sum(int((c.get("observation") or {}).get("record_count") or 0) for c in chosen)
@@ -214,7 +221,11 @@ def check_execution(item: Mapping[str, Any]) -> StageResult:
         primary = [f for f in facts if f["step"] == step and f.get("field") != "total_count"] or [
             f for f in facts if f["step"] == step
         ]
-        if not any(_said(str(f["value"]), answer, units.get(str(f.get("field")))) for f in primary):
+        if not any(
+            _said(str(f["value"]), answer, units.get(str(f.get("field"))))
+            or any(find_word(str(f[k]), answer) for k in ("shown", "decoded") if f.get(k))
+            for f in primary
+        ):
             shown = ", ".join(repr(str(f["value"])) for f in primary[:3])
             problems.append(f"the answer states no value of step {step} ({shown} ...)")
     return _result(problems)

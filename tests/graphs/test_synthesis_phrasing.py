@@ -11,9 +11,9 @@ import pytest
 
 from datasets.engine.filters import check_semantic_rules, run_filters
 from datasets.engine.items import build_item
+from datasets.engine.phrasing import compose, enum_labels, josa, llm_judge, llm_write, render_value
+from datasets.engine.synthesis import execute_plan
 from graphs.engine.llm import LLMClient, LLMError
-from graphs.engine.phrasing import compose, enum_labels, josa, llm_judge, llm_write, render_value
-from graphs.engine.synthesis import execute_plan
 from graphs.engine.walk import Answer, Plan, Reduction, Step, WalkConfig, Walker
 from tests.datasets import world
 from tests.graphs.test_synthesis import DONG, TO_BUILDING, TO_TRADES, TRADES, population

@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from datasets.engine.synthesis import Execution
 from graphs.engine.llm import LLMClient, LLMError
 from graphs.engine.names import is_control_param
-from graphs.engine.synthesis import Execution
 from graphs.engine.walk import CMP, COND, DRV, FAN, SEM, FieldMeta, Plan, Step, ToolMeta, plain_description
 
 TEMPLATE = "template"

@@ -1,0 +1,100 @@
+"""Need-first synthesis: choose a need (balanced by domain, capped per chain template), realise it over the
+verified edges, and write its Korean request in one of three registers.
+
+- `NeedPlanner` picks the next need: among the needs the snapshot supports (every edge verified) and whose
+  length fits the run, the domain with the fewest kept items first, then its need with the fewest; a need that
+  reached its cap (items per template) is not chosen again.
+- `write` fills a request variant of the need's register (korean.yaml) and takes the answer the program built.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from datasets.engine import korean as K
+from datasets.engine.needs.catalog import NEEDS, phrases
+from datasets.engine.needs.runtime import Need, Realised, Verified, realise
+from datasets.engine.phrasing import Text
+
+REGISTERS = (("haeyo", 0.45), ("banmal", 0.3), ("hamnida", 0.25))
+GENERATOR = "need"
+
+__all__ = ["NEEDS", "NeedPlanner", "Realised", "Verified", "realise", "write", "REGISTERS", "GENERATOR"]
+
+
+class NeedPlanner:
+    def __init__(
+        self,
+        verified: Verified,
+        *,
+        count: int,
+        seed: object,
+        min_length: int = 1,
+        max_length: int = 12,
+        needs: Sequence[Need] = NEEDS,
+        cap: int | None = None,
+    ):
+        self.needs = [n for n in needs if verified.available(n) and min_length <= n.length <= max_length]
+        self.unavailable = sorted(n.id for n in needs if not verified.available(n))
+        self.rng = random.Random(f"needs:{seed}")
+        self.kept: Counter[str] = Counter()
+        self.tried: Counter[str] = Counter()
+        # Items per chain template: an even share with room for needs that fail more often than others.
+        self.cap = cap or max(2, math.ceil(1.6 * count / max(1, len(self.needs))))
+
+    def next_need(self) -> Need | None:
+        open_needs = [n for n in self.needs if self.kept[n.id] < self.cap and self.tried[n.id] < 8 * self.cap]
+        if not open_needs:
+            return None
+        by_domain: dict[str, list[Need]] = {}
+        for need in open_needs:
+            by_domain.setdefault(need.domain, []).append(need)
+        kept_domain = Counter()
+        for need in self.needs:
+            kept_domain[need.domain] += self.kept[need.id] + 0.25 * self.tried[need.id]
+        domain = min(sorted(by_domain), key=lambda d: (kept_domain[d] / len(by_domain[d]), self.rng.random()))
+        need = min(
+            by_domain[domain], key=lambda n: ((self.kept[n.id] + 0.25 * self.tried[n.id]) / n.weight, self.rng.random())
+        )
+        self.tried[need.id] += 1
+        return need
+
+    def keep(self, need_id: str) -> None:
+        self.kept[need_id] += 1
+
+
+def write(realised: Realised, *, seed: object) -> Text:
+    """The request in a register drawn by the seed, and the program's answer."""
+    rng = random.Random(f"write:{realised.need.id}:{seed}")
+    outcome = realised.outcome
+    assert outcome is not None
+    requests = phrases()["requests"][realised.need.id]
+    registers = [(r, w) for r, w in REGISTERS if requests.get(r)]
+    register = rng.choices([r for r, _ in registers], weights=[w for _, w in registers])[0]
+    variants = [v for v in requests[register] if K.slots(v) <= set(outcome.slots)]
+    if not variants:
+        variants = [v for r, _ in registers for v in requests[r] if K.slots(v) <= set(outcome.slots)]
+    template = variants[rng.randrange(len(variants))]
+    realised.register = register
+    request = K.fill(template, outcome.slots)
+    realised.request = request
+    return Text(request, outcome.answer, GENERATOR, outcome.short, note=f"need {realised.need.id}, register {register}")
+
+
+def catalog_table(needs: Iterable[Need] = NEEDS) -> list[dict[str, object]]:
+    """The catalog as rows (for docs and reports)."""
+    return [
+        {
+            "need": n.id,
+            "domain": n.domain,
+            "junction": n.junction,
+            "length": n.length,
+            "edges": [
+                f"{b.source}.{'+'.join(b.fields)}→{b.target}.{'+'.join(b.params)} [{b.transform}]" for b in n.binds
+            ],
+        }
+        for n in needs
+    ]
