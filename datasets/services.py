@@ -492,6 +492,9 @@ def dataset_usage(graph) -> Usage:
 def _counters_dict(counters: Counter, discarded: Counter, failed: Counter, samples: dict, seconds: float) -> dict:
     return {
         **{k: counters[k] for k in ("attempts", "planned", "executed", "kept", "filtered", "duplicates", "calls")},
+        "strategy": "coverage (fallback: no need of the catalog runs over this graph)"
+        if counters.get("fallback:coverage")
+        else "",
         "llm_errors": counters["llm_errors"],
         "generators": {k.removeprefix("gen:"): v for k, v in counters.items() if k.startswith("gen:")},
         "discarded": dict(discarded.most_common()),
@@ -518,13 +521,23 @@ def synthesis_run_execute(*, run: SynthesisRun, reporter: Reporter | None = None
     samples: dict[str, list[str]] = {}
     try:
         graph, rows, tools = _graph_and_tools(run.snapshot)
-        if params["strategy"] == "needs":
-            _run_needs(run, params, graph, rows, tools, reporter, counters, discarded, failed, samples, started)
-            return _finish(run, graph, counters, discarded, failed, samples, started, reporter)
+        strategy = params["strategy"]
+        if strategy == "needs":
+            planner = _need_planner(run, params, graph, tools)
+            if planner.needs:
+                _run_needs(run, params, planner, rows, tools, reporter, counters, discarded, failed, samples, started)
+                return _finish(run, graph, counters, discarded, failed, samples, started, reporter)
+            # A graph none of whose needs can run (a small test world, another catalog): walk it instead, and say so.
+            strategy = "coverage"
+            counters["fallback:coverage"] = 1
+            reporter.log(
+                f"run #{run.pk}: no need of the catalog runs over graph v{run.snapshot.version} "
+                f"(lengths {params['min_length']}-{params['max_length']}); coverage walks instead"
+            )
         config = WalkConfig(
             min_length=params["min_length"],
             max_length=params["max_length"],
-            strategy=params["strategy"],
+            strategy=strategy,
             junctions=tuple(params["junctions"]),
         )
         try:
@@ -630,18 +643,20 @@ async def _realise_batch(run: SynthesisRun, batch, verified: Verified, rows, par
     return list(await asyncio.gather(*(one(attempt, need) for attempt, need in batch)))
 
 
-def _run_needs(run, params, graph, rows, tools, reporter, counters, discarded, failed, samples, started) -> None:
-    """Need-first synthesis: choose needs (balanced by domain, capped per template), realise, write, filter, store."""
-    verified = Verified(graph, tools)
-    count, budget = params["count"], params["max_attempts"]
-    planner = NeedPlanner(
-        verified, count=count, seed=params["seed"], min_length=params["min_length"], max_length=params["max_length"]
+def _need_planner(run, params, graph, tools) -> NeedPlanner:
+    return NeedPlanner(
+        Verified(graph, tools),
+        count=params["count"],
+        seed=params["seed"],
+        min_length=params["min_length"],
+        max_length=params["max_length"],
     )
-    if not planner.needs:
-        raise SynthesisError(
-            f"no need of the catalog runs over graph v{run.snapshot.version} with lengths "
-            f"{params['min_length']}-{params['max_length']} (unavailable: {', '.join(planner.unavailable) or 'none'})"
-        )
+
+
+def _run_needs(run, params, planner, rows, tools, reporter, counters, discarded, failed, samples, started) -> None:
+    """Need-first synthesis: choose needs (balanced by domain, capped per template), realise, write, filter, store."""
+    verified = planner.verified
+    count, budget = params["count"], params["max_attempts"]
     voices = _Voices({**params, "generator": "template"})
     deduper = Deduper(Trajectory.objects.values_list("dedupe_key", flat=True))
     clock = _clock(params["mode"])

@@ -23,7 +23,7 @@ def sandbox(settings, sandbox_server_url):
 
 
 def _run(snapshot, **params) -> SynthesisRun:
-    run = synthesis_run_create(params={"seed": 3, **params}, snapshot=snapshot)
+    run = synthesis_run_create(params={"seed": 3, "strategy": "coverage", **params}, snapshot=snapshot)
     synthesis_run_execute(run=run)
     run.refresh_from_db()
     return run

@@ -37,6 +37,7 @@ class NeedPlanner:
         needs: Sequence[Need] = NEEDS,
         cap: int | None = None,
     ):
+        self.verified = verified
         self.needs = [n for n in needs if verified.available(n) and min_length <= n.length <= max_length]
         self.unavailable = sorted(n.id for n in needs if not verified.available(n))
         self.rng = random.Random(f"needs:{seed}")
