@@ -523,7 +523,7 @@ def synthesis_run_execute(*, run: SynthesisRun, reporter: Reporter | None = None
         graph, rows, tools = _graph_and_tools(run.snapshot)
         strategy = params["strategy"]
         if strategy == "needs":
-            planner = _need_planner(run, params, graph, tools)
+            planner = _need_planner(run, params, graph, rows, tools)
             if planner.needs:
                 _run_needs(run, params, planner, rows, tools, reporter, counters, discarded, failed, samples, started)
                 return _finish(run, graph, counters, discarded, failed, samples, started, reporter)
@@ -643,9 +643,23 @@ async def _realise_batch(run: SynthesisRun, batch, verified: Verified, rows, par
     return list(await asyncio.gather(*(one(attempt, need) for attempt, need in batch)))
 
 
-def _need_planner(run, params, graph, tools) -> NeedPlanner:
+def _need_planner(run, params, graph, rows, tools) -> NeedPlanner:
+    """The planner over the snapshot's verified edges; tools that needs call first without an edge into them
+    (a holiday list, a pharmacy list) come from the catalog when the graph has no edge at them."""
+    from datasets.engine.needs import NEEDS
+
+    names = {name for need in NEEDS for name in need.tools} - {meta.name for meta in tools.values()}
+    extra = {
+        t.pk: t
+        for t in Tool.objects.filter(function_name__in=names, is_active=True)
+        .select_related("service__provider")
+        .defer("service__spec_document")
+    }
+    rows.update(extra)
+    entry_tools = tool_metas(extra.values())
+    tools.update(entry_tools)
     return NeedPlanner(
-        Verified(graph, tools),
+        Verified(graph, tools, entry_tools),
         count=params["count"],
         seed=params["seed"],
         min_length=params["min_length"],

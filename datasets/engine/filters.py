@@ -25,9 +25,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from benchmarks.engine.checkers import find_word, normalize_text, numbers_match, read_quantities
+from datasets.engine.naturalness import naturalness_problems
 
-FORMAT, EXECUTION, SEMANTIC = "format", "execution", "semantic"
-STAGES = (FORMAT, EXECUTION, SEMANTIC)
+FORMAT, EXECUTION, SEMANTIC, NATURAL = "format", "execution", "semantic", "natural"
+STAGES = (FORMAT, EXECUTION, SEMANTIC, NATURAL)
 _TYPES = {
     "string": (str,),
     "integer": (int,),
@@ -45,6 +46,7 @@ class StageResult:
     passed: bool
     problems: list[str] = field(default_factory=list)
     by: str = "rules"
+    advisory: bool = False  # reported, not gating (the naturalness stage on items of graph walks)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -275,18 +277,36 @@ def check_semantic(item: Mapping[str, Any], judge: Judge | None = None, judge_na
     return StageResult(passed, [] if passed else [reason or "the judge rejected it"], judge_name)
 
 
+def check_natural(item: Mapping[str, Any]) -> StageResult:
+    """The naturalness and coherence stage (datasets.engine.naturalness): gating for need-first items, whose facts
+    say what every step is for; advisory for items of graph walks."""
+    problems = naturalness_problems(item)
+    result = StageResult(not problems, problems[:20])
+    result.advisory = not (item.get("facts") or {}).get("need")
+    return result
+
+
 def run_filters(item: Mapping[str, Any], *, judge: Judge | None = None, judge_name: str = "llm") -> dict[str, dict]:
     """Every stage's result (all run, so a reviewer sees every problem), as stored on the trajectory."""
     return {
         FORMAT: check_format(item).to_dict(),
         EXECUTION: check_execution(item).to_dict(),
         SEMANTIC: check_semantic(item, judge, judge_name).to_dict(),
+        NATURAL: check_natural(item).to_dict(),
     }
 
 
+def _gating(results: Mapping[str, Mapping[str, Any]], stage: str) -> bool:
+    result = results.get(stage)
+    # The naturalness stage does not gate results stored before it existed, nor where it is advisory.
+    return not (stage == NATURAL and (result is None or result.get("advisory")))
+
+
 def passed(results: Mapping[str, Mapping[str, Any]]) -> bool:
-    return all(results.get(stage, {}).get("passed") for stage in STAGES)
+    return all(results.get(stage, {}).get("passed") for stage in STAGES if _gating(results, stage))
 
 
 def first_failure(results: Mapping[str, Mapping[str, Any]]) -> str | None:
-    return next((stage for stage in STAGES if not results.get(stage, {}).get("passed")), None)
+    return next(
+        (stage for stage in STAGES if _gating(results, stage) and not results.get(stage, {}).get("passed")), None
+    )

@@ -10,6 +10,7 @@ The requests live in korean.yaml beside this module.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -637,6 +638,17 @@ async def dong_population(ctx: Ctx) -> Outcome:
 # --- Transport -------------------------------------------------------------------------------------------
 
 
+def minutes_away(message: Any) -> float:
+    """'3분후[2번째 전]' -> 3, '곧 도착' -> 0, '2분30초후' -> 2.5; messages without a time (운행종료) last."""
+    text = str(message)
+    if "곧 도착" in text:
+        return 0.0
+    match = re.match(r"\s*(?:(\d+)분)?\s*(?:(\d+)초)?\s*후", text)
+    if not match or not (match.group(1) or match.group(2)):
+        return 1e9
+    return int(match.group(1) or 0) + int(match.group(2) or 0) / 60
+
+
 async def next_bus(ctx: Ctx) -> Outcome:
     found, stop, name = await bus_stop(ctx)
     arrivals = await ctx.call(
@@ -647,14 +659,17 @@ async def next_bus(ctx: Ctx) -> Outcome:
     rows = [r for r in arrivals.records if r.get("rtNm") and r.get("arrmsg1")]
     if not rows:
         raise Discard("need.no_value", "no arrivals")
-    shown, total = ctx.show(rows, result=arrivals, criterion="every route at the stop")
+    rows.sort(key=lambda r: (minutes_away(r["arrmsg1"]), str(r["rtNm"])))
+    shown, total = ctx.show(rows, result=arrivals, criterion="soonest arrival first")
     for r in shown:
         ctx.answer(arrivals, "rtNm", r["rtNm"])
         ctx.answer(arrivals, "arrmsg1", r["arrmsg1"])
     ctx.asked("노선", *[str(shown[0]["rtNm"])])
     lines = ", ".join(f"{r['rtNm']}번 {r['arrmsg1']}" for r in shown)
-    more = "" if total <= len(shown) else f" (모두 {total}개 노선 중 {len(shown)}개)"
-    answer = f"{name} 정류장 도착 예정 버스예요{more}: {lines}."
+    if total <= len(shown):
+        answer = f"{name} 정류장에 서는 버스 {total}개 노선의 도착 예정이에요(빨리 오는 순): {lines}."
+    else:
+        answer = f"{name} 정류장에 서는 버스는 {total}개 노선이고, 가장 빨리 오는 {len(shown)}개는 {lines}예요."
     return Outcome({"stop": name}, answer, lines[:120])
 
 
@@ -712,7 +727,12 @@ async def hospital_hours(ctx: Ctx) -> Outcome:
         ctx.asked("토요일", "휴진", "안 해")
         saturday = "토요일은 진료하지 않아요"
     lunch = str(info.get("lunchWeek") or "").strip()
-    lunch_text = f" 평일 점심시간은 {lunch}예요." if lunch and lunch != "없음" else ""
+    if lunch and lunch != "없음":
+        ctx.answer(detail, "lunchWeek", lunch)
+        lunch_text = f" 평일 점심시간은 {K.josa(lunch, '이에요')}."
+    else:
+        lunch_text = " 평일 점심시간은 따로 없어요."
+    ctx.asked("점심시간", lunch if lunch and lunch != "없음" else "따로 없어요")
     answer = f"{K.josa(name, '은')} 평일(월요일 기준) {K.hhmm(start)}부터 {K.hhmm(end)}까지 진료하고, {saturday}.{lunch_text}"
     if str(info.get("noTrmtSun", "")).strip() == "휴진":
         answer += " 일요일은 휴진이에요."

@@ -82,8 +82,12 @@ class Need:
 class Verified:
     """The snapshot's verified bindings by (source, fields, target, params, transform), and tools by name."""
 
-    def __init__(self, graph, tools: Mapping[Any, ToolMeta]):
+    def __init__(self, graph, tools: Mapping[Any, ToolMeta], entry_tools: Mapping[Any, ToolMeta] | None = None):
+        """entry_tools: catalog tools outside the graph that a need may call first (no edge leads into them)."""
         self.tools = {meta.name: meta for node, meta in tools.items() if node in graph}
+        self.entry_only = {meta.name for meta in (entry_tools or {}).values()} - set(self.tools)
+        for meta in (entry_tools or {}).values():
+            self.tools.setdefault(meta.name, meta)
         self.edges: dict[tuple, tuple[int | None, float]] = {}
         for a, b, data in graph.edges(data=True):
             if a not in tools or b not in tools:
@@ -97,7 +101,12 @@ class Verified:
                 self.edges[key] = (binding.get("edge_id"), float(binding.get("mean") or 0.0))
 
     def available(self, need: Need) -> bool:
-        return all(name in self.tools for name in need.tool_names) and all(b.key in self.edges for b in need.binds)
+        targets = {b.target for b in need.binds} | {b.source for b in need.binds}
+        return (
+            all(name in self.tools for name in need.tool_names)
+            and not (targets & self.entry_only)
+            and all(b.key in self.edges for b in need.binds)
+        )
 
     def link(self, bind: Bind) -> Link:
         if bind.key not in self.edges:
@@ -304,15 +313,17 @@ class Ctx:
     def pick(self, result: Result, record: Mapping[str, Any], *, criterion: str, field: str, value: Any = None) -> None:
         """A record chosen for a stated reason: named (the user named it), nearest, max/min/latest, match."""
         shown = record.get(field) if value is None else value
-        self.runs[result.step].picks.append(
-            {
-                "kind": criterion,
-                "criterion": criterion,
-                "field": field,
-                "value": str(shown),
-                "over": len(result.records),
-            }
-        )
+        pick = {
+            "kind": criterion,
+            "criterion": criterion,
+            "field": field,
+            "value": str(shown),
+            "over": len(result.records),
+        }
+        categories = {str(r.get("category")) for r in result.records if "category" in r}
+        if criterion in ("max", "min") and categories:
+            pick["categories"] = sorted(categories)  # a ranking over several forecast categories mixes units
+        self.runs[result.step].picks.append(pick)
         if criterion == "named":
             self.selectors.append({"step": result.step, "kind": "label", "field": field, "value": str(shown)})
 
@@ -401,6 +412,9 @@ class Ctx:
             "requested": self.requested,
             "lists": self.lists,
             "fed": sorted(self.fed),
+            "picks": [{"step": run.index, **pick} for run in self.runs for pick in run.picks],
+            "conditions": [{"step": run.index, **run.condition} for run in self.runs if run.condition],
+            "comparisons": [{"step": run.index, **run.comparison} for run in self.runs if run.comparison],
         }
         return execution
 
