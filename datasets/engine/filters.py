@@ -139,6 +139,18 @@ def observed_values(calls: Sequence[Mapping[str, Any]]) -> set[str]:
     return found
 
 
+def _raw_values(calls: Sequence[Mapping[str, Any]]) -> set[str]:
+    """Every scalar the calls returned, as text (the cheap first look before normalising)."""
+    found = set()
+    for call in calls:
+        observation = call.get("observation") or {}
+        found.update(text.strip() for text in _scalars(observation.get("records") or []))
+        for key in ("total_count", "record_count"):
+            if observation.get(key) is not None:
+                found.add(str(observation[key]))
+    return found
+
+
 def _number(text: Any) -> float | None:
     try:
         return float(str(text).replace(",", "").strip())
@@ -203,7 +215,8 @@ def check_execution(item: Mapping[str, Any]) -> StageResult:
             problems.append(f"call {call['seq']} {call['name']} failed: {observation.get('error_class') or 'not ok'}")
         elif not (observation.get("record_count") or observation.get("records")):
             problems.append(f"call {call['seq']} {call['name']} returned no records")
-    seen = observed_values(calls)
+    raw = _raw_values(calls)
+    seen: set[str] | None = None  # normalised values, computed only when a value is not there verbatim
     facts = (item.get("facts") or {}).get("answer") or []
     if not facts:
         problems.append("no answer values")
@@ -215,8 +228,11 @@ def check_execution(item: Mapping[str, Any]) -> StageResult:
                 problems.append(
                     f"derived {fact.get('op')} value {value!r} does not recompute from the results ({again!r})"
                 )
-        elif normalize_text(value) not in seen:
-            problems.append(f"answer value {value!r} is not in any result")
+        elif value.strip() not in raw:
+            if seen is None:
+                seen = observed_values(calls)
+            if normalize_text(value) not in seen:
+                problems.append(f"answer value {value!r} is not in any result")
     answer = str(item.get("answer") or "")
     units = item.get("units") or {}
     for step in sorted({f["step"] for f in facts}):
