@@ -695,6 +695,7 @@ def _run_needs(run, params, planner, rows, tools, reporter, counters, discarded,
         counters["planned"] += len(batch)
         realised = async_to_sync(_realise_batch)(run, batch, verified, rows, params, clock)
         for (attempt, need), done in zip(batch, realised, strict=True):
+            planner.done(need.id)
             execution, plan = done.execution, done.plan
             counters["calls"] += len(execution.calls)
             if not execution.ok:
@@ -710,6 +711,7 @@ def _run_needs(run, params, planner, rows, tools, reporter, counters, discarded,
             key = dedupe_key(plan.template_id, [c.to_dict() for c in execution.calls])
             if not deduper.is_new(key):
                 counters["duplicates"] += 1
+                planner.repeated(need.id)
                 continue
             item = execution_item(plan, execution, text, tools, rows, mode=params["mode"])
             results = voices.filters(item, counters)

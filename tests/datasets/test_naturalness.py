@@ -317,6 +317,7 @@ def test_the_planner_balances_domains_and_caps_each_template():
     chosen = []
     for _ in range(40):
         need = planner.next_need()
+        planner.done(need.id)
         planner.keep(need.id)
         chosen.append(need)
     by_need = {n.id: sum(1 for c in chosen if c.id == n.id) for n in NEEDS}

@@ -21,6 +21,7 @@ from datasets.engine.phrasing import Text
 
 REGISTERS = (("haeyo", 0.45), ("banmal", 0.3), ("hamnida", 0.25))
 GENERATOR = "need"
+MAX_REPEATS = 4  # a need whose realisations repeat stored ones this often is not chosen again in the run
 
 __all__ = ["NEEDS", "NeedPlanner", "Realised", "Verified", "realise", "write", "REGISTERS", "GENERATOR"]
 
@@ -43,11 +44,19 @@ class NeedPlanner:
         self.rng = random.Random(f"needs:{seed}")
         self.kept: Counter[str] = Counter()
         self.tried: Counter[str] = Counter()
+        self.repeats: Counter[str] = Counter()
+        self.inflight: Counter[str] = Counter()
         # Items per chain template: an even share with room for needs that fail more often than others.
         self.cap = cap or max(2, math.ceil(1.6 * count / max(1, len(self.needs))))
 
     def next_need(self) -> Need | None:
-        open_needs = [n for n in self.needs if self.kept[n.id] < self.cap and self.tried[n.id] < 8 * self.cap]
+        open_needs = [
+            n
+            for n in self.needs
+            if self.kept[n.id] + self.inflight[n.id] < self.cap
+            and self.tried[n.id] < 8 * self.cap
+            and self.repeats[n.id] < MAX_REPEATS
+        ]
         if not open_needs:
             return None
         by_domain: dict[str, list[Need]] = {}
@@ -61,10 +70,19 @@ class NeedPlanner:
             by_domain[domain], key=lambda n: ((self.kept[n.id] + 0.25 * self.tried[n.id]) / n.weight, self.rng.random())
         )
         self.tried[need.id] += 1
+        self.inflight[need.id] += 1
         return need
+
+    def done(self, need_id: str) -> None:
+        """A chosen need finished (kept or not): it no longer holds a place under its cap."""
+        self.inflight[need_id] -= 1
 
     def keep(self, need_id: str) -> None:
         self.kept[need_id] += 1
+
+    def repeated(self, need_id: str) -> None:
+        """The need gave a trajectory already stored: its values are running out."""
+        self.repeats[need_id] += 1
 
 
 def write(realised: Realised, *, seed: object) -> Text:

@@ -158,8 +158,9 @@ async def realtime_air(ctx: Ctx, nearby: Result) -> tuple[Result, dict, dict]:
 
 def air_sentence(ctx: Ctx, air: Result, nearest: Mapping, latest: Mapping) -> tuple[str, str]:
     pm10, pm25 = number(latest["pm10Value"]), number(latest["pm25Value"])
-    g10 = label("grade", latest.get("pm10Grade")) or grade_of(pm10, PM10_GRADES)
-    g25 = label("grade", latest.get("pm25Grade")) or grade_of(pm25, PM25_GRADES)
+    # The hourly values go with the hourly grades (pm10Grade is the 24-hour one); else AirKorea's table.
+    g10 = label("grade", latest.get("pm10Grade1h")) or grade_of(pm10, PM10_GRADES)
+    g25 = label("grade", latest.get("pm25Grade1h")) or grade_of(pm25, PM25_GRADES)
     ctx.answer(air, "stationName", nearest["stationName"])
     ctx.answer(air, "pm10Value", latest["pm10Value"])
     ctx.answer(air, "pm25Value", latest["pm25Value"])
@@ -724,7 +725,7 @@ async def hospital_hours(ctx: Ctx) -> Outcome:
         ctx.asked("토요일", K.hhmm(sat_end))
         saturday = f"토요일도 {K.hhmm(sat_start)}부터 {K.hhmm(sat_end)}까지 진료해요"
     else:
-        ctx.asked("토요일", "휴진", "안 해")
+        ctx.asked("토요일", "진료하지 않아요")
         saturday = "토요일은 진료하지 않아요"
     lunch = str(info.get("lunchWeek") or "").strip()
     if lunch and lunch != "없음":
