@@ -99,6 +99,12 @@ def fmt(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
+def floor(value: Any) -> str:
+    """'13' -> '13층', '-1' -> '지하 1층'."""
+    text = str(value).strip()
+    return f"지하 {text[1:]}층" if text.startswith("-") else f"{text}층"
+
+
 def repr_q(text: str) -> str:
     return f"'{text}'"
 
@@ -445,7 +451,7 @@ async def places_in_district(ctx: Ctx) -> Outcome:
 
 
 def trade_line(r: Mapping) -> str:
-    return f"{r['aptNm']} {r['excluUseAr']}㎡ {r['floor']}층 {K.manwon(r['dealAmount'])}({int(r['dealMonth'])}/{int(r['dealDay'])})"
+    return f"{r['aptNm']} {r['excluUseAr']}㎡ {floor(r['floor'])} {K.manwon(r['dealAmount'])}({int(r['dealMonth'])}/{int(r['dealDay'])})"
 
 
 async def apt_trades_in_dong(ctx: Ctx) -> Outcome:
@@ -544,7 +550,9 @@ async def jeonse_under_budget(ctx: Ctx) -> Outcome:
         ctx.answer(rents, "aptNm", r["aptNm"])
         ctx.answer(rents, "deposit", r["deposit"], shown=K.manwon(r["deposit"]))
     ctx.asked("가장 싼 전세", K.manwon(rows[0]["deposit"]))
-    lines = "; ".join(f"{r['aptNm']} {r['excluUseAr']}㎡ {r['floor']}층 보증금 {K.manwon(r['deposit'])}" for r in shown)
+    lines = "; ".join(
+        f"{r['aptNm']} {r['excluUseAr']}㎡ {floor(r['floor'])} 보증금 {K.manwon(r['deposit'])}" for r in shown
+    )
     head = f"{month}월 {gu} 아파트 전세 계약 {len(jeonse)}건 중 보증금 {K.manwon(budget)} 이하는 {total}건이에요."
     tail = f" 싼 순으로 {lines}." if total <= len(shown) else f" 싼 순으로 {len(shown)}건만 보면 {lines}."
     return Outcome({"gu": gu, "city": city, "month": month, "budget": K.manwon(budget)}, head + tail, f"{total}건")
@@ -591,7 +599,7 @@ async def apt_building(ctx: Ctx) -> Outcome:
     answer = (
         f"{gu} {dong} {K.josa(apt, '은')} 건축물대장상 {dongs}개 동이고 가장 높은 동이 지상 {fmt(max(floors))}층이에요. "
         f"사용승인일은 {approval}이에요. 최근 매매는 {int(latest['dealMonth'])}월 {int(latest['dealDay'])}일 "
-        f"{latest['excluUseAr']}㎡ {latest['floor']}층이 {K.manwon(latest['dealAmount'])}에 거래됐어요."
+        f"{latest['excluUseAr']}㎡ {floor(latest['floor'])}이 {K.manwon(latest['dealAmount'])}에 거래됐어요."
     )
     return Outcome({"gu": gu, "dong": dong, "apt": apt}, answer, f"지상 {fmt(max(floors))}층, {approval}")
 
