@@ -14,6 +14,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ from datasets.engine.dedupe import Deduper, dedupe_key
 from datasets.engine.diversity import diversity_report
 from datasets.engine.filters import first_failure, passed, run_filters
 from datasets.engine.items import build_item, used_tools
-from datasets.engine.needs import NeedPlanner, Verified, realise, write
+from datasets.engine.needs import NeedPlanner, Verified, llm_rewrite, realise, write
 from datasets.engine.synthesis import Execution, execute_plan
 from datasets.models import SynthesisRun, Trajectory, TrajectoryCall, TrajectoryStep
 from graphs.engine import trials as TR
@@ -667,11 +668,20 @@ def _need_planner(run, params, graph, rows, tools) -> NeedPlanner:
     )
 
 
+def _llm_reworded(client, done, text, plan, execution, tools, rows, params):
+    def check(request: str) -> list[str]:
+        item = execution_item(plan, execution, replace(text, request=request), tools, rows, mode=params["mode"])
+        results = run_filters(item)
+        return [p for stage in ("semantic", "natural") for p in results[stage]["problems"]]
+
+    return llm_rewrite(client, done, text, check)
+
+
 def _run_needs(run, params, planner, rows, tools, reporter, counters, discarded, failed, samples, started) -> None:
     """Need-first synthesis: choose needs (balanced by domain, capped per template), realise, write, filter, store."""
     verified = planner.verified
     count, budget = params["count"], params["max_attempts"]
-    voices = _Voices({**params, "generator": "template"})
+    voices = _Voices(params)
     deduper = Deduper(Trajectory.objects.values_list("dedupe_key", flat=True))
     clock = _clock(params["mode"])
     reporter.log(
@@ -708,6 +718,8 @@ def _run_needs(run, params, planner, rows, tools, reporter, counters, discarded,
             if counters["kept"] >= count:
                 continue
             text = write(done, seed=f"{params['seed']}:{attempt}")
+            if voices.writer is not None:  # the optional LLM rewords the request under the same checks
+                text = _llm_reworded(voices.writer, done, text, plan, execution, tools, rows, params)
             key = dedupe_key(plan.template_id, [c.to_dict() for c in execution.calls])
             if not deduper.is_new(key):
                 counters["duplicates"] += 1

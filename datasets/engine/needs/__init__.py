@@ -117,3 +117,43 @@ def catalog_table(needs: Iterable[Need] = NEEDS) -> list[dict[str, object]]:
         }
         for n in needs
     ]
+
+
+REWRITER_SYSTEM = (
+    "당신은 한국어 사용자 요청을 다듬는 작성자입니다. 주어진 초안과 같은 것을 묻는, 실제 사용자가 채팅창에 칠 법한 "
+    "자연스러운 요청 한 문장(또는 두 문장)을 쓰세요. 규칙: (1) 목적을 먼저, 짧게; 문체는 register 그대로 "
+    "(haeyo 해요체, banmal 반말, hamnida 합니다체). (2) must_mention의 값은 글자 그대로 모두 넣는다. "
+    "(3) must_not_mention의 값, 코드, 좌표, 파라미터 이름, API 이름, 필드 이름은 절대 쓰지 않는다. "
+    "(4) 조회 절차를 설명하지 않는다('조회해서', '첫 번째를 골라' 금지). (5) 초안이 묻는 값은 빠짐없이 묻는다. "
+    '(6) 답을 미리 말하지 않는다. JSON 객체 하나만 답하세요: {"request": "..."}'
+)
+
+
+def llm_rewrite(client, realised: Realised, text: Text, check) -> Text:
+    """The model's rewording of the offline request, kept only when it passes the same checks (`check(request)`
+    returns the problems of the item with that request); otherwise the offline text, with the reason noted."""
+    import json
+
+    from datasets.engine.phrasing import LLM, _parse_object
+    from graphs.engine.llm import LLMError
+
+    facts = realised.execution.facts
+    brief = {
+        "draft": text.request,
+        "register": realised.register,
+        "must_mention": [options[0] for options in facts.get("named") or []],
+        "must_not_mention": list(facts.get("intermediate") or [])[:40],
+        "asks_for": [r["label"] for r in facts.get("requested") or []],
+    }
+    try:
+        data = _parse_object(client.chat(REWRITER_SYSTEM, json.dumps(brief, ensure_ascii=False)))
+    except LLMError as exc:
+        return Text(
+            text.request, text.answer, text.generator, text.short, note=f"{text.note}; the LLM failed: {exc}"[:500]
+        )
+    request = str(data.get("request") or "").strip()
+    problems = check(request) if request else ["empty request"]
+    if problems:
+        note = f"{text.note}; the LLM's request was refused: {problems[0]}"[:500]
+        return Text(text.request, text.answer, text.generator, text.short, note=note)
+    return Text(request, text.answer, LLM, text.short, client.model, text.note)
