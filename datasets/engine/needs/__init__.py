@@ -98,7 +98,10 @@ def write(realised: Realised, *, seed: object) -> Text:
         variants = [v for r, _ in registers for v in requests[r] if K.slots(v) <= set(outcome.slots)]
     template = variants[rng.randrange(len(variants))]
     realised.register = register
-    request = K.fill(template, outcome.slots)
+    values = dict(outcome.slots)
+    if "gu" in values and values.get("city") not in (None, "서울") and "{city" not in template:
+        values["gu"] = f"{values['city']} {values['gu']}"  # 북구 alone is three cities' district
+    request = K.fill(template, values)
     realised.request = request
     return Text(request, outcome.answer, GENERATOR, outcome.short, note=f"need {realised.need.id}, register {register}")
 
