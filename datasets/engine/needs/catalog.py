@@ -756,6 +756,14 @@ def open_at(record: Mapping, day: int, hhmm: int) -> tuple[bool, str, str]:
     return s <= hhmm < e, str(start).strip().zfill(4), str(end).strip().zfill(4)
 
 
+def order_phrase(shown: Sequence[tuple[Mapping, str, str]]) -> str:
+    """How the shown pharmacies were ordered: by closing time, or by name when they all close at once."""
+    closes = {e for _, _, e in shown}
+    if len(closes) == 1:
+        return f"모두 {K.hhmm(next(iter(closes)))}까지 하는 곳들이라, 가나다순으로"
+    return "늦게까지 하는 순으로"
+
+
 def pharmacy_lines(rows: Sequence[tuple[Mapping, str, str]]) -> str:
     return "; ".join(f"{r['dutyName']}({K.hhmm(s)}~{K.hhmm(e)}, {r.get('dutyTel1', '')})" for r, s, e in rows)
 
@@ -791,7 +799,7 @@ async def pharmacies_open_now(ctx: Ctx) -> Outcome:
     ctx.asked("약국", str(shown[0][0]["dutyName"]))
     head = f"오늘({K.WEEKDAYS[day - 1]}요일) {gu} 약국 {len(hours)}곳 중 {spoken} 넘어서까지 여는 곳은 {total}곳이에요."
     body = pharmacy_lines(shown)
-    tail = f" {body}." if total <= len(shown) else f" 늦게까지 하는 순으로 {len(shown)}곳만 보면 {body}."
+    tail = f" {body}." if total <= len(shown) else f" {order_phrase(shown)} {len(shown)}곳만 보면 {body}."
     return Outcome({"gu": gu, "city": city, "hour": spoken}, head + tail, f"{total}곳")
 
 
@@ -867,7 +875,7 @@ async def holiday_pharmacy(ctx: Ctx) -> Outcome:
             f"평소 {K.WEEKDAYS[date.weekday()]}요일처럼 {gu}에서 문을 여는 약국은 {total}곳이에요."
         )
     body = pharmacy_lines(shown)
-    tail = f" {body}." if total <= len(shown) else f" 늦게까지 하는 순으로 {len(shown)}곳: {body}."
+    tail = f" {body}." if total <= len(shown) else f" {order_phrase(shown)} {len(shown)}곳만 보면 {body}."
     return Outcome({"date": spoken, "gu": gu, "city": city}, head + tail, f"{total}곳")
 
 
