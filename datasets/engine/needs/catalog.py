@@ -20,7 +20,7 @@ import yaml
 
 from datasets.engine import korean as K
 from datasets.engine.needs.runtime import Bind, Ctx, Need, Outcome, Result
-from datasets.engine.synthesis import Discard
+from datasets.engine.synthesis import Discard, _all
 from graphs.engine.walk import CMP, COND, DRV, SEQ
 
 DATA = Path(__file__).with_name("korean.yaml")
@@ -490,10 +490,9 @@ async def compare_districts(ctx: Ctx) -> Outcome:
     first = ctx.choice(seoul)
     second = ctx.choice([d for d in seoul if d != first])
     ym, month = last_month(now(ctx))
-    figures = []
-    for sido, gu, _ in (first, second):
+
+    async def one(sido: str, gu: str):
         region, own = await district(ctx, sido, gu)
-        ctx.name(gu)
         trades = await ctx.call(
             "get_rtms_data_svc_apt_trade",
             {"DEAL_YMD": ym},
@@ -506,7 +505,11 @@ async def compare_districts(ctx: Ctx) -> Outcome:
         ctx.derived(trades, "count", "", len(trades.records))
         ctx.derived(trades, "max", "dealAmount", top["dealAmount"])
         ctx.answer(trades, "aptNm", top["aptNm"])
-        figures.append((gu, trades, len(trades.records), top))
+        return gu, trades, len(trades.records), top
+
+    ctx.name(first[1])
+    ctx.name(second[1])
+    figures = await _all(one(first[0], first[1]), one(second[0], second[1]))  # two independent branches, at once
     ctx.name(f"{month}월", str(month))
     (g1, t1, n1, top1), (g2, t2, n2, top2) = figures
     ctx.compare(t2, metric="count", values=[n1, n2], winner=None if n1 == n2 else (0 if n1 > n2 else 1))

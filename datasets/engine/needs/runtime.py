@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from datasets.engine.synthesis import MAX_RECORDS, Call, Discard, Execution, StepRun, coerce, scalar_text
+from datasets.engine.synthesis import MAX_RECORDS, Call, Discard, Execution, StepRun, _all, coerce, scalar_text
 from graphs.engine import transforms as T
 from graphs.engine.walk import Answer, Link, Plan, Step, ToolMeta
 
@@ -269,17 +269,28 @@ class Ctx:
             pages = -(-first.total_count // max(1, len(records)))
             if pages > MAX_PAGES:
                 raise Discard("need.too_many_pages", f"{tool}: {first.total_count} records")
-            for number in range(2, pages + 1):
-                if stop is not None and stop(records):
-                    break  # the need has what it reads: later pages hold nothing it asks for
-                more = await self._one(
-                    index, round_ + number - 1, meta, {**arguments, **paging(number)}, bindings, number
+            if stop is None:  # every page is read: the rest in parallel, once the first gave the total
+                more_pages = await _all(
+                    *(
+                        self._one(index, round_ + 1, meta, {**arguments, **paging(number)}, bindings, number)
+                        for number in range(2, pages + 1)
+                    )
                 )
+                round_ += 1
+            else:  # pages in order, until the need has what it reads (later pages hold nothing it asks for)
+                more_pages = []
+                for number in range(2, pages + 1):
+                    if stop(records + [r for page in more_pages for r in page.all_records]):
+                        break
+                    round_ += 1
+                    more_pages.append(
+                        await self._one(index, round_, meta, {**arguments, **paging(number)}, bindings, number)
+                    )
+            for number, more in enumerate(more_pages, 2):
                 if not more.ok:
                     raise Discard(f"call.{more.error_class or 'failed'}", f"{tool} page {number}")
                 calls.append(more)
                 records.extend(more.all_records)
-            round_ += len(calls) - 1
         self.rounds[index] = round_
         if not records and not allow_empty:
             raise Discard("call.no_records", f"{tool} {arguments}")
