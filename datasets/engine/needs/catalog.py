@@ -431,7 +431,9 @@ async def places_in_district(ctx: Ctx) -> Outcome:
         feed=[(REGION_SIDO_TOUR, region, own), (REGION_SGG_TOUR, region, own)],
         all_pages=True,
     )
-    titles = [str(r.get("title", "")).strip() for r in places.records if str(r.get("title", "")).strip()]
+    titles = list(
+        dict.fromkeys(str(r.get("title", "")).strip() for r in places.records if str(r.get("title", "")).strip())
+    )
     shown, total = ctx.show(titles, result=places, criterion="title (가나다순, arrange=O)")
     for t in shown:
         ctx.answer(places, "title", t)
@@ -820,14 +822,16 @@ async def holiday_pharmacy(ctx: Ctx) -> Outcome:
     days = {str(r.get("locdate")): r for r in holidays.records if str(r.get("isHoliday")) == "Y"}
     if is_holiday:
         locdate = ctx.choice(sorted(days))
-    else:
-        start = dt.date(year, month, 1)
-        options = [
-            (start + dt.timedelta(days=i)).strftime("%Y%m%d")
-            for i in range(28)
-            if (start + dt.timedelta(days=i)).strftime("%Y%m%d") not in days
-            and (start + dt.timedelta(days=i)).isoweekday() <= 5
-        ]
+    else:  # a weekday next to a holiday, the day people wonder about (12월 24일, the day after 추석)
+        near = set()
+        for d in days:
+            holiday = dt.date(int(d[:4]), int(d[4:6]), int(d[6:8]))
+            near |= {holiday - dt.timedelta(days=1), holiday + dt.timedelta(days=1)}
+        options = sorted(
+            day.strftime("%Y%m%d") for day in near if day.strftime("%Y%m%d") not in days and day.isoweekday() <= 5
+        )
+        if not options:
+            raise Discard("need.no_choice", "no weekday next to a holiday")
         locdate = ctx.choice(options)
     date = dt.date(int(locdate[:4]), int(locdate[4:6]), int(locdate[6:8]))
     spoken = f"{date.month}월 {date.day}일"
