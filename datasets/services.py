@@ -14,6 +14,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,16 +28,17 @@ from apis.engine.function_schema import function_schema
 from apis.models import ApiCall, Tool
 from apis.services import MODES, ToolExecutionError, tool_execute_async
 from datasets.engine import export as export_engine
+from datasets.engine import phrasing
 from datasets.engine.dedupe import Deduper, dedupe_key
 from datasets.engine.diversity import diversity_report
 from datasets.engine.filters import first_failure, passed, run_filters
 from datasets.engine.items import build_item, used_tools
+from datasets.engine.needs import NeedPlanner, Verified, llm_rewrite, realise, write
+from datasets.engine.synthesis import Execution, execute_plan
 from datasets.models import SynthesisRun, Trajectory, TrajectoryCall, TrajectoryStep
-from graphs.engine import phrasing
 from graphs.engine import trials as TR
 from graphs.engine.graph import from_node_link
 from graphs.engine.llm import LLMClient, LLMError, client_from_settings
-from graphs.engine.synthesis import Execution, execute_plan
 from graphs.engine.walk import JUNCTIONS, MAX_LENGTH, STRATEGIES, Plan, ToolMeta, Usage, WalkConfig, Walker, WalkError
 from graphs.models import CandidateEdge, GraphSnapshot
 from graphs.services import QuietReporter, Reporter
@@ -55,7 +57,7 @@ RUN_DEFAULTS: dict[str, Any] = {
     "max_attempts": None,  # walks tried at most; None: 5 x count
     "min_length": 1,
     "max_length": 6,
-    "strategy": "coverage",  # or "random": random walks with restarts
+    "strategy": "needs",  # need-first (datasets/engine/needs); or "coverage", "random": walks over the graph
     "junctions": list(JUNCTIONS),  # junction types walks may use
     "seed": None,  # None: the run's id
     "mode": "sandbox",  # executor mode: sandbox, live, record, replay
@@ -66,6 +68,9 @@ RUN_DEFAULTS: dict[str, Any] = {
     "generator": "auto",  # auto: the LLM when configured, else templates; or template, llm
     "judge": "auto",  # auto: the LLM judge when configured, else rules; or rules, llm
 }
+
+
+ALL_STRATEGIES = ("needs", *STRATEGIES)
 
 
 class SynthesisError(Exception):
@@ -99,8 +104,8 @@ def check_run_params(params: Mapping[str, Any] | None) -> dict[str, Any]:
     _int(merged, "max_pages", 1, 500)
     if merged["min_length"] > merged["max_length"]:
         raise SynthesisError("min_length must not exceed max_length")
-    if merged["strategy"] not in STRATEGIES:
-        raise SynthesisError(f"strategy must be one of {', '.join(STRATEGIES)}")
+    if merged["strategy"] not in ALL_STRATEGIES:
+        raise SynthesisError(f"strategy must be one of {', '.join(ALL_STRATEGIES)}")
     junctions = merged["junctions"]
     if isinstance(junctions, str):
         junctions = [j.strip().upper() for j in junctions.split(",") if j.strip()]
@@ -488,6 +493,9 @@ def dataset_usage(graph) -> Usage:
 def _counters_dict(counters: Counter, discarded: Counter, failed: Counter, samples: dict, seconds: float) -> dict:
     return {
         **{k: counters[k] for k in ("attempts", "planned", "executed", "kept", "filtered", "duplicates", "calls")},
+        "strategy": "coverage (fallback: no need of the catalog runs over this graph)"
+        if counters.get("fallback:coverage")
+        else "",
         "llm_errors": counters["llm_errors"],
         "generators": {k.removeprefix("gen:"): v for k, v in counters.items() if k.startswith("gen:")},
         "discarded": dict(discarded.most_common()),
@@ -514,10 +522,23 @@ def synthesis_run_execute(*, run: SynthesisRun, reporter: Reporter | None = None
     samples: dict[str, list[str]] = {}
     try:
         graph, rows, tools = _graph_and_tools(run.snapshot)
+        strategy = params["strategy"]
+        if strategy == "needs":
+            planner = _need_planner(run, params, graph, rows, tools)
+            if planner.needs:
+                _run_needs(run, params, planner, rows, tools, reporter, counters, discarded, failed, samples, started)
+                return _finish(run, graph, counters, discarded, failed, samples, started, reporter)
+            # A graph none of whose needs can run (a small test world, another catalog): walk it instead, and say so.
+            strategy = "coverage"
+            counters["fallback:coverage"] = 1
+            reporter.log(
+                f"run #{run.pk}: no need of the catalog runs over graph v{run.snapshot.version} "
+                f"(lengths {params['min_length']}-{params['max_length']}); coverage walks instead"
+            )
         config = WalkConfig(
             min_length=params["min_length"],
             max_length=params["max_length"],
-            strategy=params["strategy"],
+            strategy=strategy,
             junctions=tuple(params["junctions"]),
         )
         try:
@@ -578,21 +599,7 @@ def synthesis_run_execute(*, run: SynthesisRun, reporter: Reporter | None = None
                 f"{counters['attempts']} walks, {counters['kept']} kept, {counters['filtered']} filtered, "
                 f"{sum(discarded.values())} discarded",
             )
-        kept = Trajectory.objects.filter(run=run, status=Trajectory.Status.PENDING_REVIEW)
-        report = diversity_report(
-            (_diversity_row(t) for t in kept.prefetch_related("calls")),
-            graph_tools=graph.number_of_nodes(),
-            graph_edges=graph.number_of_edges(),
-        )
-        counts = _counters_dict(counters, discarded, failed, samples, time.monotonic() - started)
-        SynthesisRun.objects.filter(pk=run.pk).update(
-            status=SynthesisRun.Status.FINISHED, counters=counts, diversity=report, finished_at=timezone.now()
-        )
-        reporter.log(
-            f"run #{run.pk} finished: {counters['kept']} kept, {counters['filtered']} filtered, "
-            f"{counters['duplicates']} duplicate(s), {sum(discarded.values())} discarded, {counters['calls']} calls"
-        )
-        return counts
+        return _finish(run, graph, counters, discarded, failed, samples, started, reporter)
     except BaseException as exc:
         counts = _counters_dict(counters, discarded, failed, samples, time.monotonic() - started)
         cancelled = isinstance(exc, JobCancelled)
@@ -605,6 +612,139 @@ def synthesis_run_execute(*, run: SynthesisRun, reporter: Reporter | None = None
         raise
 
 
+def _finish(run, graph, counters, discarded, failed, samples, started, reporter) -> dict[str, Any]:
+    kept = Trajectory.objects.filter(run=run, status=Trajectory.Status.PENDING_REVIEW)
+    report = diversity_report(
+        (_diversity_row(t) for t in kept.prefetch_related("calls")),
+        graph_tools=graph.number_of_nodes(),
+        graph_edges=graph.number_of_edges(),
+    )
+    counts = _counters_dict(counters, discarded, failed, samples, time.monotonic() - started)
+    SynthesisRun.objects.filter(pk=run.pk).update(
+        status=SynthesisRun.Status.FINISHED, counters=counts, diversity=report, finished_at=timezone.now()
+    )
+    reporter.log(
+        f"run #{run.pk} finished: {counters['kept']} kept, {counters['filtered']} filtered, "
+        f"{counters['duplicates']} duplicate(s), {sum(discarded.values())} discarded, {counters['calls']} calls; "
+        f"per domain {report.get('domains')}, items per template at most "
+        f"{max((t['items'] for t in report.get('top_templates') or []), default=0)}"
+    )
+    return counts
+
+
+async def _realise_batch(run: SynthesisRun, batch, verified: Verified, rows, params, clock: str):
+    gate = asyncio.Semaphore(params["concurrency"])
+
+    async def one(attempt: int, need):
+        async with gate:
+            return await realise(
+                need, verified, _executor(run, attempt, rows, params), seed=f"{params['seed']}:{attempt}", clock=clock
+            )
+
+    return list(await asyncio.gather(*(one(attempt, need) for attempt, need in batch)))
+
+
+def _need_planner(run, params, graph, rows, tools) -> NeedPlanner:
+    """The planner over the snapshot's verified edges; tools that needs call first without an edge into them
+    (a holiday list, a pharmacy list) come from the catalog when the graph has no edge at them."""
+    from datasets.engine.needs import NEEDS
+
+    names = {name for need in NEEDS for name in need.tools} - {meta.name for meta in tools.values()}
+    extra = {
+        t.pk: t
+        for t in Tool.objects.filter(function_name__in=names, is_active=True)
+        .select_related("service__provider")
+        .defer("service__spec_document")
+    }
+    rows.update(extra)
+    entry_tools = tool_metas(extra.values())
+    tools.update(entry_tools)
+    return NeedPlanner(
+        Verified(graph, tools, entry_tools),
+        count=params["count"],
+        seed=params["seed"],
+        min_length=params["min_length"],
+        max_length=params["max_length"],
+    )
+
+
+def _llm_reworded(client, done, text, plan, execution, tools, rows, params):
+    def check(request: str) -> list[str]:
+        item = execution_item(plan, execution, replace(text, request=request), tools, rows, mode=params["mode"])
+        results = run_filters(item)
+        return [p for stage in ("semantic", "natural") for p in results[stage]["problems"]]
+
+    return llm_rewrite(client, done, text, check)
+
+
+def _run_needs(run, params, planner, rows, tools, reporter, counters, discarded, failed, samples, started) -> None:
+    """Need-first synthesis: choose needs (balanced by domain, capped per template), realise, write, filter, store."""
+    verified = planner.verified
+    count, budget = params["count"], params["max_attempts"]
+    voices = _Voices(params)
+    deduper = Deduper(Trajectory.objects.values_list("dedupe_key", flat=True))
+    clock = _clock(params["mode"])
+    reporter.log(
+        f"run #{run.pk}: graph v{run.snapshot.version}, {len(planner.needs)} needs available "
+        f"({len(planner.unavailable)} not: {', '.join(planner.unavailable) or '-'}), {count} trajectories wanted, "
+        f"at most {planner.cap} per need"
+    )
+    while counters["kept"] < count and counters["attempts"] < budget:
+        reporter.check_cancelled()
+        batch = []
+        wanted = max(params["concurrency"], 2 * (count - counters["kept"]))
+        for _ in range(min(2 * params["concurrency"], wanted, budget - counters["attempts"])):
+            need = planner.next_need()
+            if need is None:
+                break
+            counters["attempts"] += 1
+            batch.append((counters["attempts"], need))
+        if not batch:
+            discarded["need.catalog_exhausted"] += 1
+            break
+        counters["planned"] += len(batch)
+        realised = async_to_sync(_realise_batch)(run, batch, verified, rows, params, clock)
+        for (attempt, need), done in zip(batch, realised, strict=True):
+            planner.done(need.id)
+            execution, plan = done.execution, done.plan
+            counters["calls"] += len(execution.calls)
+            if not execution.ok:
+                discarded[execution.reason] += 1
+                bucket = samples.setdefault(execution.reason, [])
+                if len(bucket) < SAMPLES_PER_REASON:
+                    bucket.append(f"#{attempt} {need.id}: {execution.detail}"[:300])
+                continue
+            counters["executed"] += 1
+            if counters["kept"] >= count:
+                continue
+            text = write(done, seed=f"{params['seed']}:{attempt}")
+            if voices.writer is not None:  # the optional LLM rewords the request under the same checks
+                text = _llm_reworded(voices.writer, done, text, plan, execution, tools, rows, params)
+            key = dedupe_key(plan.template_id, [c.to_dict() for c in execution.calls])
+            if not deduper.is_new(key):
+                counters["duplicates"] += 1
+                planner.repeated(need.id)
+                continue
+            item = execution_item(plan, execution, text, tools, rows, mode=params["mode"])
+            results = voices.filters(item, counters)
+            _store(run, run.snapshot, attempt, plan, execution, text, item, results, key, rows, params["mode"])
+            counters[f"gen:{text.generator}"] += 1
+            if passed(results):
+                counters["kept"] += 1
+                planner.keep(need.id)
+            else:
+                counters["filtered"] += 1
+                failed[first_failure(results)] += 1
+        counts = _counters_dict(counters, discarded, failed, samples, time.monotonic() - started)
+        SynthesisRun.objects.filter(pk=run.pk).update(counters=counts)
+        reporter.progress(
+            counters["kept"],
+            count,
+            f"{counters['attempts']} needs tried, {counters['kept']} kept, {counters['filtered']} filtered, "
+            f"{sum(discarded.values())} discarded",
+        )
+
+
 def _diversity_row(trajectory: Trajectory) -> dict[str, Any]:
     steps = trajectory.plan.get("steps") or []
     return {
@@ -614,6 +754,8 @@ def _diversity_row(trajectory: Trajectory) -> dict[str, Any]:
         "length": trajectory.length,
         "template_id": trajectory.template_id,
         "generator": trajectory.generator,
+        "domain": (trajectory.facts or {}).get("domain") or "",
+        "need": (trajectory.facts or {}).get("need") or "",
         "calls": len(trajectory.calls.all()),
         "edges": [f"{steps[s['parent']]['name']}>{s['name']}" for s in steps if s.get("parent") is not None],
     }

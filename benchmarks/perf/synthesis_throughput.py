@@ -1,6 +1,7 @@
 """Trajectory synthesis throughput on the sandbox with latency: trajectories per minute, overall and per chain length.
 
-Runs real synthesis runs (walks over a verified graph of sandbox links, every call through the executor service
+Runs real synthesis runs (need-first by default, or walks with --strategy coverage, over a verified graph of sandbox
+links, every call through the executor service
 and logged as an ApiCall, template requests, the three filters, storage) on a throw-away SQLite database against
 the standalone sandbox in its own process, with L ms of latency per call. A walk's calls depend on each other
 round by round, so a trajectory takes about rounds x L; walks run C at a time, so the bound is C / (rounds x L).
@@ -37,7 +38,16 @@ def _setup_django(database: Path) -> None:
     call_command("migrate", verbosity=0)
 
 
-def measure(snapshot, *, count: int, concurrency: int, lengths: tuple[int, int], latency_ms: float, seed: int) -> dict:
+def measure(
+    snapshot,
+    *,
+    count: int,
+    concurrency: int,
+    lengths: tuple[int, int],
+    latency_ms: float,
+    seed: int,
+    strategy: str = "needs",
+) -> dict:
     from django.db.models import Avg, Max
 
     from datasets.models import Trajectory, TrajectoryCall
@@ -53,6 +63,7 @@ def measure(snapshot, *, count: int, concurrency: int, lengths: tuple[int, int],
             "max_length": lengths[1],
             "concurrency": concurrency,
             "seed": seed,
+            "strategy": strategy,
             "generator": "template",
             "judge": "rules",
         },
@@ -101,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
         "--lengths", type=int, nargs="+", default=[1, 2, 3, 4, 5, 6], help="chain lengths measured alone"
     )
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument(
+        "--strategy", default="needs", choices=["needs", "coverage", "random"], help="need-first (default) or walks"
+    )
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory(prefix="synth-bench-") as tmp:
@@ -118,7 +132,10 @@ def main(argv: list[str] | None = None) -> int:
             settings.KOPA_EXECUTOR = {**settings.KOPA_EXECUTOR, "concurrency": 64}
             catalog_import_bundled()
             catalog = {t.function_name: t for t in Tool.objects.select_related("service__provider")}
-            snapshot = verified_snapshot(catalog, note="benchmark")
+            from tests.datasets.sandbox import SANDBOX_EDGES
+            from tests.datasets.test_needs_sandbox import NEED_EDGES
+
+            snapshot = verified_snapshot(catalog, edges=sorted(set(SANDBOX_EDGES) | set(NEED_EDGES)), note="benchmark")
             results = []
             seed = 100
             for concurrency in args.concurrency:
@@ -130,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
                     lengths=(1, 6),
                     latency_ms=args.latency_ms,
                     seed=seed,
+                    strategy=args.strategy,
                 )
                 results.append(row)
                 print(_line(row), flush=True)
@@ -142,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
                     lengths=(length, length),
                     latency_ms=args.latency_ms,
                     seed=seed,
+                    strategy=args.strategy,
                 )
                 results.append(row)
                 print(_line(row), flush=True)

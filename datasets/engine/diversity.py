@@ -29,7 +29,7 @@ def diversity_report(
     items: Iterable[Mapping[str, Any]], *, graph_tools: int | None = None, graph_edges: int | None = None
 ) -> dict[str, Any]:
     """items: {tools, providers, junctions, length, template_id, generator, calls (count), edges (ids)}."""
-    tools, providers, junctions, lengths, templates, generators = (Counter() for _ in range(6))
+    tools, providers, junctions, lengths, templates, generators, domains, needs = (Counter() for _ in range(8))
     edges: set[Any] = set()
     n = calls = 0
     for item in items:
@@ -40,6 +40,10 @@ def diversity_report(
         lengths[int(item.get("length") or 0)] += 1
         templates[item.get("template_id") or ""] += 1
         generators[item.get("generator") or ""] += 1
+        if item.get("domain"):
+            domains[item["domain"]] += 1
+        if item.get("need"):
+            needs[item["need"]] += 1
         calls += int(item.get("calls") or 0)
         edges.update(item.get("edges") or ())
     report: dict[str, Any] = {
@@ -50,6 +54,9 @@ def diversity_report(
         "lengths": {str(k): lengths[k] for k in sorted(lengths)},
         "generators": _sorted(generators),
         "templates": len(templates),
+        "domains": _sorted(domains),
+        "needs": _sorted(needs),
+        "max_per_template": max(templates.values(), default=0),
         "top_templates": [{"template_id": t, "items": c} for t, c in templates.most_common(5)],
         "mean_length": round(sum(k * v for k, v in lengths.items()) / n, 2) if n else None,
         "mean_calls": round(calls / n, 2) if n else None,
@@ -58,6 +65,7 @@ def diversity_report(
             "providers": evenness(providers),
             "junctions": evenness(junctions),
             "templates": evenness(templates),
+            "domains": evenness(domains),
         },
     }
     if graph_tools:

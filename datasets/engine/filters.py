@@ -25,9 +25,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from benchmarks.engine.checkers import find_word, normalize_text, numbers_match, read_quantities
+from datasets.engine.naturalness import naturalness_problems
 
-FORMAT, EXECUTION, SEMANTIC = "format", "execution", "semantic"
-STAGES = (FORMAT, EXECUTION, SEMANTIC)
+FORMAT, EXECUTION, SEMANTIC, NATURAL = "format", "execution", "semantic", "natural"
+STAGES = (FORMAT, EXECUTION, SEMANTIC, NATURAL)
 _TYPES = {
     "string": (str,),
     "integer": (int,),
@@ -45,6 +46,7 @@ class StageResult:
     passed: bool
     problems: list[str] = field(default_factory=list)
     by: str = "rules"
+    advisory: bool = False  # reported, not gating (the naturalness stage on items of graph walks)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -137,6 +139,18 @@ def observed_values(calls: Sequence[Mapping[str, Any]]) -> set[str]:
     return found
 
 
+def _raw_values(calls: Sequence[Mapping[str, Any]]) -> set[str]:
+    """Every scalar the calls returned, as text (the cheap first look before normalising)."""
+    found = set()
+    for call in calls:
+        observation = call.get("observation") or {}
+        found.update(text.strip() for text in _scalars(observation.get("records") or []))
+        for key in ("total_count", "record_count"):
+            if observation.get(key) is not None:
+                found.add(str(observation[key]))
+    return found
+
+
 def _number(text: Any) -> float | None:
     try:
         return float(str(text).replace(",", "").strip())
@@ -150,6 +164,13 @@ def _recompute(fact: Mapping[str, Any], calls: Mapping[int, Mapping[str, Any]]) 
     if not chosen:
         return None
     records = [r for c in chosen for r in (c.get("observation") or {}).get("records") or []]
+    if fact["op"] == "count_where":  # records whose field equals a value, over every page of the step
+        name, _, wanted = str(fact.get("field") or "").partition("=")
+        first = chosen[0].get("observation") or {}
+        counted = sum(int((c.get("observation") or {}).get("record_count") or 0) for c in chosen)
+        if first.get("total_count") is not None and int(first["total_count"]) != counted:
+            return None
+        return str(sum(1 for r in records if normalize_text(str(r.get(name, ""))) == normalize_text(wanted)))
     if fact["op"] == "count":
         first = chosen[0].get("observation") or {}
         counted = sum(int((c.get("observation") or {}).get("record_count") or 0) for c in chosen)
@@ -194,7 +215,8 @@ def check_execution(item: Mapping[str, Any]) -> StageResult:
             problems.append(f"call {call['seq']} {call['name']} failed: {observation.get('error_class') or 'not ok'}")
         elif not (observation.get("record_count") or observation.get("records")):
             problems.append(f"call {call['seq']} {call['name']} returned no records")
-    seen = observed_values(calls)
+    raw = _raw_values(calls)
+    seen: set[str] | None = None  # normalised values, computed only when a value is not there verbatim
     facts = (item.get("facts") or {}).get("answer") or []
     if not facts:
         problems.append("no answer values")
@@ -206,15 +228,22 @@ def check_execution(item: Mapping[str, Any]) -> StageResult:
                 problems.append(
                     f"derived {fact.get('op')} value {value!r} does not recompute from the results ({again!r})"
                 )
-        elif normalize_text(value) not in seen:
-            problems.append(f"answer value {value!r} is not in any result")
+        elif value.strip() not in raw:
+            if seen is None:
+                seen = observed_values(calls)
+            if normalize_text(value) not in seen:
+                problems.append(f"answer value {value!r} is not in any result")
     answer = str(item.get("answer") or "")
     units = item.get("units") or {}
     for step in sorted({f["step"] for f in facts}):
         primary = [f for f in facts if f["step"] == step and f.get("field") != "total_count"] or [
             f for f in facts if f["step"] == step
         ]
-        if not any(_said(str(f["value"]), answer, units.get(str(f.get("field")))) for f in primary):
+        if not any(
+            _said(str(f["value"]), answer, units.get(str(f.get("field"))))
+            or any(find_word(str(f[k]), answer) for k in ("shown", "decoded") if f.get(k))
+            for f in primary
+        ):
             shown = ", ".join(repr(str(f["value"])) for f in primary[:3])
             problems.append(f"the answer states no value of step {step} ({shown} ...)")
     return _result(problems)
@@ -264,18 +293,36 @@ def check_semantic(item: Mapping[str, Any], judge: Judge | None = None, judge_na
     return StageResult(passed, [] if passed else [reason or "the judge rejected it"], judge_name)
 
 
+def check_natural(item: Mapping[str, Any]) -> StageResult:
+    """The naturalness and coherence stage (datasets.engine.naturalness): gating for need-first items, whose facts
+    say what every step is for; advisory for items of graph walks."""
+    problems = naturalness_problems(item)
+    result = StageResult(not problems, problems[:20])
+    result.advisory = not (item.get("facts") or {}).get("need")
+    return result
+
+
 def run_filters(item: Mapping[str, Any], *, judge: Judge | None = None, judge_name: str = "llm") -> dict[str, dict]:
     """Every stage's result (all run, so a reviewer sees every problem), as stored on the trajectory."""
     return {
         FORMAT: check_format(item).to_dict(),
         EXECUTION: check_execution(item).to_dict(),
         SEMANTIC: check_semantic(item, judge, judge_name).to_dict(),
+        NATURAL: check_natural(item).to_dict(),
     }
 
 
+def _gating(results: Mapping[str, Mapping[str, Any]], stage: str) -> bool:
+    result = results.get(stage)
+    # The naturalness stage does not gate results stored before it existed, nor where it is advisory.
+    return not (stage == NATURAL and (result is None or result.get("advisory")))
+
+
 def passed(results: Mapping[str, Mapping[str, Any]]) -> bool:
-    return all(results.get(stage, {}).get("passed") for stage in STAGES)
+    return all(results.get(stage, {}).get("passed") for stage in STAGES if _gating(results, stage))
 
 
 def first_failure(results: Mapping[str, Mapping[str, Any]]) -> str | None:
-    return next((stage for stage in STAGES if not results.get(stage, {}).get("passed")), None)
+    return next(
+        (stage for stage in STAGES if _gating(results, stage) and not results.get(stage, {}).get("passed")), None
+    )

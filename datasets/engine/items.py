@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from graphs.engine import phrasing
-from graphs.engine.synthesis import Execution
+from datasets.engine import phrasing
+from datasets.engine.synthesis import Execution
 from graphs.engine.walk import Plan, ToolMeta
 
 
@@ -68,7 +68,7 @@ def build_item(
         "schemas": list(schemas) if schemas is not None else [schema_of(tools[t]) for t in used],
         "aliases": dict(aliases or {}),
         "facts": execution.facts,
-        "named": phrasing.named_values(execution, tools),
+        "named": execution.facts["named"] if "named" in execution.facts else phrasing.named_values(execution, tools),
         "units": units(plan, tools),
         "clock": clock,
         "generator": text.generator,

@@ -22,8 +22,8 @@ from datasets.engine.export import (
     write_export,
 )
 from datasets.engine.items import build_item
-from graphs.engine.phrasing import compose
-from graphs.engine.synthesis import execute_plan
+from datasets.engine.phrasing import compose
+from datasets.engine.synthesis import execute_plan
 from graphs.engine.walk import WalkConfig, Walker
 from tests.datasets import world
 

@@ -12,8 +12,8 @@ from datasets.engine.dedupe import Deduper, dedupe_key
 from datasets.engine.diversity import diversity_report, evenness
 from datasets.engine.filters import check_execution, check_format, check_semantic, first_failure, passed, run_filters
 from datasets.engine.items import build_item
-from graphs.engine.phrasing import compose
-from graphs.engine.synthesis import execute_plan
+from datasets.engine.phrasing import compose
+from datasets.engine.synthesis import execute_plan
 from graphs.engine.walk import Answer, Plan, Step
 from tests.datasets import world
 from tests.graphs.test_synthesis import DONG, population

@@ -31,7 +31,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 
 def _run(snapshot, **params) -> SynthesisRun:
-    run = synthesis_run_create(params={"seed": 7, "max_length": 3, **params}, snapshot=snapshot)
+    run = synthesis_run_create(params={"seed": 7, "max_length": 3, "strategy": "coverage", **params}, snapshot=snapshot)
     synthesis_run_execute(run=run)
     run.refresh_from_db()
     return run

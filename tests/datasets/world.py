@@ -10,8 +10,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+from datasets.engine.phrasing import tool_meta
 from graphs.engine.graph import build_graph
-from graphs.engine.phrasing import tool_meta
 
 PAGING = {
     "pageNo": {"type": "integer", "description": "페이지번호", "example": "1"},

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from graphs.engine.synthesis import execute_plan, nice_threshold
+from datasets.engine.synthesis import execute_plan, nice_threshold
 from graphs.engine.walk import Answer, Link, Plan, Reduction, Step, WalkConfig, Walker
 from tests.datasets import world
 

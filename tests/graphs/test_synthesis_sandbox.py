@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from apis.models import ApiCall
+from datasets.engine.filters import passed
 from datasets.models import SynthesisRun, Trajectory
 from datasets.services import synthesis_run_create, synthesis_run_execute
 from graphs.engine.walk import JUNCTIONS, SEM
@@ -23,7 +24,7 @@ def sandbox(settings, sandbox_server_url):
 
 
 def _run(snapshot, **params) -> SynthesisRun:
-    run = synthesis_run_create(params={"seed": 3, **params}, snapshot=snapshot)
+    run = synthesis_run_create(params={"seed": 3, "strategy": "coverage", **params}, snapshot=snapshot)
     synthesis_run_execute(run=run)
     run.refresh_from_db()
     return run
@@ -57,7 +58,7 @@ def test_each_junction_type_yields_executed_trajectories(catalog, sandbox, junct
     assert kept, run.counters
     trajectory = kept[0]
     assert junction in trajectory.junctions and trajectory.length >= 2
-    assert trajectory.generator == "template" and all(r["passed"] for r in trajectory.filters.values())
+    assert trajectory.generator == "template" and passed(trajectory.filters)
     calls = list(trajectory.calls.all())
     assert all(c.ok and c.api_call_id for c in calls)
     logged = ApiCall.objects.filter(pk__in=[c.api_call_id for c in calls])

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from datasets.engine.phrasing import tool_meta
 from graphs.engine.graph import build_graph
-from graphs.engine.phrasing import tool_meta
 from graphs.engine.walk import (
     CMP,
     COND,

@@ -6,8 +6,14 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from datasets.services import RUN_DEFAULTS, SynthesisError, synthesis_run_create, synthesis_run_execute
-from graphs.engine.walk import JUNCTIONS, STRATEGIES
+from datasets.services import (
+    ALL_STRATEGIES,
+    RUN_DEFAULTS,
+    SynthesisError,
+    synthesis_run_create,
+    synthesis_run_execute,
+)
+from graphs.engine.walk import JUNCTIONS
 from graphs.models import GraphSnapshot
 from kopa_site.progress import ProgressBar
 
@@ -21,7 +27,11 @@ class Command(BaseCommand):
         parser.add_argument("--max-attempts", type=int, help="walks tried at most (default 5 x count)")
         parser.add_argument("--min-length", type=int, help=f"default {RUN_DEFAULTS['min_length']}")
         parser.add_argument("--max-length", type=int, help=f"default {RUN_DEFAULTS['max_length']}")
-        parser.add_argument("--strategy", choices=STRATEGIES, help=f"default {RUN_DEFAULTS['strategy']}")
+        parser.add_argument(
+            "--strategy",
+            choices=ALL_STRATEGIES,
+            help=f"needs: need-first (default); coverage, random: walks over the graph (default {RUN_DEFAULTS['strategy']})",
+        )
         parser.add_argument("--junctions", help=f"comma-separated subset of {','.join(JUNCTIONS)}")
         parser.add_argument("--seed", help="walk seed (default: the run's id)")
         parser.add_argument("--mode", choices=["sandbox", "live", "record", "replay"], help="executor mode")

@@ -15,11 +15,14 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+import yaml
+
+from datasets.engine.synthesis import Execution
 from graphs.engine.llm import LLMClient, LLMError
 from graphs.engine.names import is_control_param
-from graphs.engine.synthesis import Execution
 from graphs.engine.walk import CMP, COND, DRV, FAN, SEM, FieldMeta, Plan, Step, ToolMeta, plain_description
 
 TEMPLATE = "template"
@@ -40,174 +43,20 @@ class ToolPhrase:
     compare: tuple[str, ...] = ()  # numeric fields whose first record is worth comparing (latest reading, a total)
 
 
-_MOLIT_TRADE = dict(
-    item="거래",
-    labels=("aptNm",),
-    answer=("aptNm", "dealAmount", "excluUseAr"),
-    measures=("dealAmount", "excluUseAr", "floor"),
-)
-_MOLIT_RENT = dict(
-    item="거래",
-    labels=("aptNm",),
-    answer=("aptNm", "deposit", "monthlyRent"),
-    measures=("deposit", "monthlyRent", "excluUseAr"),
-)
-_AIR = dict(
-    item="측정 시각",
-    labels=("dataTime",),
-    answer=("dataTime", "pm10Value", "pm25Value"),
-    measures=("pm10Value", "pm25Value", "o3Value", "no2Value", "khaiValue"),
-    compare=("pm10Value", "pm25Value"),
-)
+PHRASE_DATA = Path(__file__).with_name("tool_phrases.yaml")
 
-PHRASES: dict[str, ToolPhrase] = {
-    "addr_coord_api": ToolPhrase("건물 출입구 좌표", "건물", ("bdNm",), ("bdNm", "entX", "entY")),
-    "addr_link_api": ToolPhrase(
-        "도로명주소 검색 결과", "주소", ("bdNm",), ("roadAddr", "zipNo", "bdNm"), bare=("keyword",)
-    ),
-    "area_based_list2": ToolPhrase("지역기반 관광정보", "관광지", ("title",), ("title", "addr1", "tel")),
-    "area_code2": ToolPhrase("관광 지역코드 목록", "지역", ("name",), ("name",)),
-    "detail_common2": ToolPhrase("관광지 공통정보", "관광지", ("title",), ("title", "tel", "addr1")),
-    "detail_intro2": ToolPhrase("관광지 소개정보", "관광지", (), ("usetime", "restdate", "parking")),
-    "get_apt_lttot_pblanc_cmpet": ToolPhrase(
-        "주택형별 청약 경쟁률",
-        "주택형",
-        ("HOUSE_TY",),
-        ("HOUSE_TY", "CMPET_RATE", "REQ_CNT"),
-        ("REQ_CNT", "SUPLY_HSHLDCO"),
-    ),
-    "get_apt_lttot_pblanc_detail": ToolPhrase(
-        "APT 분양정보",
-        "분양 단지",
-        ("HOUSE_NM",),
-        ("HOUSE_NM", "HSSPLY_ADRES", "TOT_SUPLY_HSHLDCO"),
-        ("TOT_SUPLY_HSHLDCO",),
-    ),
-    "get_apt_lttot_pblanc_mdl": ToolPhrase(
-        "주택형별 분양 상세",
-        "주택형",
-        ("HOUSE_TY",),
-        ("HOUSE_TY", "SUPLY_AR", "LTTOT_TOP_AMOUNT"),
-        ("SUPLY_AR", "LTTOT_TOP_AMOUNT", "SUPLY_HSHLDCO"),
-    ),
-    "status": ToolPhrase("사업자등록 상태", "사업자", (), ("b_stt", "tax_type")),
-    "validate": ToolPhrase("사업자등록 진위확인 결과", "사업자", (), ("valid", "valid_msg")),
-    "get_mid_land_fcst": ToolPhrase("중기육상예보", "예보구역", (), ("wf4Am", "rnSt4Am")),
-    "get_mid_ta": ToolPhrase(
-        "중기기온 예보", "예보구역", (), ("taMin4", "taMax4"), ("taMin4", "taMax4"), compare=("taMin4", "taMax4")
-    ),
-    "get_ultra_srt_fcst": ToolPhrase("초단기예보", "예보 항목", (), ("category", "fcstTime", "fcstValue")),
-    "get_ultra_srt_ncst": ToolPhrase("초단기실황", "관측 항목", (), ("category", "obsrValue")),
-    "get_vilage_fcst": ToolPhrase("단기예보", "예보 항목", (), ("category", "fcstTime", "fcstValue")),
-    "get_drb_easy_drug_list": ToolPhrase(
-        "의약품 개요정보", "의약품", ("itemName",), ("itemName", "entpName", "efcyQesitm"), bare=("itemName",)
-    ),
-    "get_br_title_info": ToolPhrase(
-        "건축물대장 표제부",
-        "건축물",
-        ("bldNm", "dongNm"),
-        ("bldNm", "grndFlrCnt", "hhldCnt"),
-        ("grndFlrCnt", "heit", "archArea", "hhldCnt"),
-    ),
-    "get_crdnt_prxmt_sttn_list": ToolPhrase("근처 버스 정류소 목록", "정류소", ("nodenm",), ("nodenm",)),
-    "get_cty_code_list": ToolPhrase("버스 도시코드 목록", "도시", ("cityname",), ("cityname",)),
-    "get_route_accto_thrgh_sttn_list": ToolPhrase(
-        "노선의 경유 정류소 목록", "정류소", ("nodenm",), ("nodenm", "nodeord"), ("nodeord",)
-    ),
-    "get_rtms_data_svc_apt_rent": ToolPhrase("아파트 전월세 실거래 내역", **_MOLIT_RENT),
-    "get_rtms_data_svc_apt_trade": ToolPhrase("아파트 매매 실거래 내역", **_MOLIT_TRADE),
-    "get_rtms_data_svc_apt_trade_dev": ToolPhrase("아파트 매매 실거래 상세 내역", **_MOLIT_TRADE),
-    "get_rtms_data_svc_offi_rent": ToolPhrase(
-        "오피스텔 전월세 신고 내역",
-        "거래",
-        ("offiNm",),
-        ("offiNm", "deposit", "monthlyRent"),
-        ("deposit", "monthlyRent"),
-    ),
-    "get_rtms_data_svc_offi_trade": ToolPhrase(
-        "오피스텔 매매 신고 내역",
-        "거래",
-        ("offiNm",),
-        ("offiNm", "dealAmount", "excluUseAr"),
-        ("dealAmount", "excluUseAr"),
-    ),
-    "get_rtms_data_svc_rh_rent": ToolPhrase(
-        "연립다세대 전월세 실거래 내역",
-        "거래",
-        ("mhouseNm",),
-        ("mhouseNm", "deposit", "monthlyRent"),
-        ("deposit", "monthlyRent"),
-    ),
-    "get_rtms_data_svc_rh_trade": ToolPhrase(
-        "연립다세대 매매 실거래 내역",
-        "거래",
-        ("mhouseNm",),
-        ("mhouseNm", "dealAmount", "excluUseAr"),
-        ("dealAmount", "excluUseAr"),
-    ),
-    "get_sttn_accto_arvl_prearnge_info_list": ToolPhrase(
-        "버스 도착예정정보",
-        "버스",
-        ("routeno",),
-        ("routeno", "arrtime", "arrprevstationcnt"),
-        ("arrtime", "arrprevstationcnt"),
-    ),
-    "get_sttn_no_list": ToolPhrase("버스 정류소 목록", "정류소", ("nodenm",), ("nodenm", "nodeno")),
-    "get_sttn_thrgh_route_list": ToolPhrase(
-        "정류소를 지나는 노선 목록", "노선", ("routeno",), ("routeno", "startnodenm", "endnodenm")
-    ),
-    "get_stan_regin_cd_list": ToolPhrase(
-        "법정동 목록", "법정동", ("locallow_nm", "locatadd_nm"), ("locatadd_nm",), bare=("locatadd_nm",)
-    ),
-    "select_stdg_ppltn_hh_stus": ToolPhrase(
-        "주민등록 인구 및 세대현황",
-        "통계",
-        ("dongNm",),
-        ("statsYm", "totNmprCnt", "hhCnt"),
-        ("totNmprCnt", "hhCnt", "maleNmprCnt", "femlNmprCnt"),
-        compare=("totNmprCnt", "hhCnt"),
-    ),
-    "get_holi_de_info": ToolPhrase("국경일 정보", "날", ("dateName",), ("dateName", "locdate")),
-    "get_rest_de_info": ToolPhrase("공휴일 정보", "날", ("dateName",), ("dateName", "locdate")),
-    "get_dtl_info2_7": ToolPhrase(
-        "병원 세부정보", "병원", (), ("rcvWeek", "lunchWeek", "parkQty"), ("parkQty",), compare=("parkQty",)
-    ),
-    "get_hosp_basis_list": ToolPhrase("병원 목록", "병원", ("yadmNm",), ("yadmNm", "addr", "telno"), ("drTotCnt",)),
-    "get_ctprvn_rltm_mesure_dnsty": ToolPhrase(
-        "시도별 실시간 대기오염 측정정보",
-        "측정소",
-        ("stationName",),
-        ("stationName", "pm10Value", "pm25Value"),
-        ("pm10Value", "pm25Value", "o3Value", "no2Value"),
-        bare=("sidoName",),
-    ),
-    "get_msrstn_accto_rltm_mesure_dnsty": ToolPhrase("측정소의 실시간 대기오염 측정정보", **_AIR),
-    "get_msrstn_list": ToolPhrase("대기오염 측정소 목록", "측정소", ("stationName",), ("stationName", "addr")),
-    "get_nearby_msrstn_list": ToolPhrase(
-        "근접 대기오염 측정소 목록", "측정소", ("stationName",), ("stationName", "addr", "tm"), ("tm",)
-    ),
-    "get_tm_stdr_crdnt": ToolPhrase(
-        "읍면동의 TM 기준좌표", "읍면동", ("umdName",), ("sidoName", "sggName", "umdName"), bare=("umdName",)
-    ),
-    "get_parmacy_list_info_inqire": ToolPhrase(
-        "약국 목록", "약국", ("dutyName",), ("dutyName", "dutyAddr", "dutyTel1")
-    ),
-    "statistics_data": ToolPhrase("통계표 메타자료", "항목", ("ITM_NM",), ("OBJ_NM", "ITM_NM", "UNIT_NM")),
-    "statistics_parameter_data": ToolPhrase("KOSIS 통계자료", "수치", ("C1_NM",), ("C1_NM", "PRD_DE", "DT"), ("DT",)),
-    "statistics_search": ToolPhrase(
-        "KOSIS 통계표 검색 결과", "통계표", ("TBL_NM",), ("TBL_NM", "ORG_NM"), bare=("searchNm",)
-    ),
-    "subway_station_master": ToolPhrase("지하철 역사 정보", "역", ("BLDN_NM",), ("BLDN_NM", "ROUTE")),
-    "realtime_station_arrival": ToolPhrase(
-        "지하철 실시간 도착정보", "열차", (), ("trainLineNm", "arvlMsg2", "updnLine"), bare=("statnNm",)
-    ),
-    "get_station_by_name": ToolPhrase(
-        "서울 버스 정류소 검색 결과", "정류소", ("stNm",), ("stNm", "arsId"), bare=("stSrch",)
-    ),
-    "get_station_by_uid": ToolPhrase(
-        "정류소의 버스 도착정보", "노선", ("rtNm",), ("rtNm", "traTime1", "term"), ("term", "traTime1")
-    ),
-}
+
+def _load_phrases() -> dict[str, ToolPhrase]:
+    """The per-tool phrase table: data beside this module (tool_phrases.yaml), not code."""
+    with PHRASE_DATA.open(encoding="utf-8") as handle:
+        raw = yaml.safe_load(handle) or {}
+    return {
+        name: ToolPhrase(**{k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()})
+        for name, fields in raw.items()
+    }
+
+
+PHRASES: dict[str, ToolPhrase] = _load_phrases()
 
 _NOUN_SUFFIXES = ("목록 조회", "정보조회", "정보 조회", "조회", "검색", "제공")
 

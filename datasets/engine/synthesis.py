@@ -183,6 +183,9 @@ def coerce(tool: ToolMeta, args: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, value in args.items():
         kind = (tool.properties.get(name) or {}).get("type")
+        if isinstance(value, list | dict):
+            out[name] = value
+            continue
         text = str(value).strip()
         if kind == "integer" and text.lstrip("-").isdigit() and str(int(text)) == text:
             out[name] = int(text)

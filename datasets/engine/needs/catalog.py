@@ -1,0 +1,1162 @@
+"""The catalog of user needs: what Korean users ask of the bundled public APIs, each realised over verified edges.
+
+Every need starts from what a user knows (a district, a dong, a bus stop, a station, a tourist site, a month, a
+budget, a drug), reaches internal codes (LAWD_CD, lDongRegnCd, nx/ny, tmX/tmY, arsId, contentId, ykiho,
+PBLANC_NO) only through lookup steps and verified edges, picks records by a criterion the request states (named,
+nearest, latest, cheapest, above a threshold from the domain) and answers with decoded labels, units and names.
+The requests live in korean.yaml beside this module.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from datasets.engine import korean as K
+from datasets.engine.needs.runtime import Bind, Ctx, Need, Outcome, Result
+from datasets.engine.synthesis import Discard, _all
+from graphs.engine.walk import CMP, COND, DRV, SEQ
+
+DATA = Path(__file__).with_name("korean.yaml")
+TOUR = {"MobileOS": "ETC", "MobileApp": "KOPA"}
+PM10_BAD = 80  # AirKorea PM10 grade: 81-150 나쁨, over 150 매우나쁨
+PM10_GRADES = ((30, "좋음"), (80, "보통"), (150, "나쁨"))
+PM25_GRADES = ((15, "좋음"), (35, "보통"), (75, "나쁨"))
+POP_RAIN = 60  # 강수확률 60 % 이상: take an umbrella (KMA's 강수 예보 threshold)
+
+
+@cache
+def phrases() -> dict[str, Any]:
+    with DATA.open(encoding="utf-8") as handle:
+        return yaml.safe_load(handle)
+
+
+def entries(name: str) -> list[Any]:
+    return phrases()["entries"][name]
+
+
+def label(table: str, code: Any) -> str:
+    return phrases()["labels"][table].get(str(code).strip(), "")
+
+
+# --- Clock rules (explicit, reproducible: the same clock gives the same arguments) -------------------------
+
+
+def now(ctx: Ctx) -> dt.datetime:
+    return dt.datetime.fromisoformat(ctx.clock) if ctx.clock else dt.datetime(2026, 11, 18, 14, 20)
+
+
+def ncst_base(moment: dt.datetime) -> tuple[str, str]:
+    """초단기실황: the hour's observation is out at HH:40; before that, the previous hour's."""
+    base = moment.replace(minute=0, second=0, microsecond=0)
+    if moment.minute < 40:
+        base -= dt.timedelta(hours=1)
+    return base.strftime("%Y%m%d"), base.strftime("%H00")
+
+
+def vilage_base(moment: dt.datetime) -> tuple[str, str]:
+    """단기예보: issued at 02, 05, … 23 h and out 10 minutes later; the latest one out."""
+    moment = moment - dt.timedelta(minutes=10)
+    hour = max((h for h in (2, 5, 8, 11, 14, 17, 20, 23) if h <= moment.hour), default=None)
+    if hour is None:
+        moment -= dt.timedelta(days=1)
+        hour = 23
+    return moment.strftime("%Y%m%d"), f"{hour:02d}00"
+
+
+def last_month(moment: dt.datetime) -> tuple[str, int]:
+    first = moment.replace(day=1) - dt.timedelta(days=1)
+    return first.strftime("%Y%m"), first.month
+
+
+# --- Shared pieces ---------------------------------------------------------------------------------------
+
+REGION_TRADES = Bind.of("get_stan_regin_cd_list", "region_cd", "get_rtms_data_svc_apt_trade", "LAWD_CD", "slice:0:5")
+REGION_RENT = Bind.of("get_stan_regin_cd_list", "region_cd", "get_rtms_data_svc_apt_rent", "LAWD_CD", "slice:0:5")
+REGION_DEV = Bind.of("get_stan_regin_cd_list", "region_cd", "get_rtms_data_svc_apt_trade_dev", "LAWD_CD", "slice:0:5")
+REGION_SIDO_TOUR = Bind.of("get_stan_regin_cd_list", "sido_cd", "area_based_list2", "lDongRegnCd")
+REGION_SGG_TOUR = Bind.of("get_stan_regin_cd_list", "sgg_cd", "area_based_list2", "lDongSignguCd")
+TM_X = Bind.of("get_tm_stdr_crdnt", "tmX", "get_nearby_msrstn_list", "tmX")
+TM_Y = Bind.of("get_tm_stdr_crdnt", "tmY", "get_nearby_msrstn_list", "tmY")
+NEARBY_REALTIME = Bind.of("get_nearby_msrstn_list", "stationName", "get_msrstn_accto_rltm_mesure_dnsty", "stationName")
+
+
+def number(value: Any) -> float | None:
+    text = str(value if value is not None else "").replace(",", "").strip()
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def fmt(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def floor(value: Any) -> str:
+    """'13' -> '13층', '-1' -> '지하 1층'."""
+    text = str(value).strip()
+    return f"지하 {text[1:]}층" if text.startswith("-") else f"{text}층"
+
+
+def repr_q(text: str) -> str:
+    return f"'{text}'"
+
+
+def house_type(code: Any) -> str:
+    """청약 주택형 '084.9100C' -> '84.91㎡ C타입'."""
+    text = str(code).strip()
+    head, letter = (text[:-1], text[-1]) if text and text[-1].isalpha() else (text, "")
+    value = number(head)
+    if value is None:
+        return text
+    return f"{value:g}㎡" + (f" {letter}타입" if letter else "")
+
+
+def grade_of(value: float, table) -> str:
+    for limit, name in table:
+        if value <= limit:
+            return name
+    return "매우나쁨"
+
+
+async def district(ctx: Ctx, sido: str, gu: str) -> tuple[Result, dict]:
+    """The 법정동 lookup of a district the user names: its own record (읍면동 000) among the results."""
+    full = f"{sido} {gu}"
+    found = await ctx.call("get_stan_regin_cd_list", {"locatadd_nm": full})
+    own = [r for r in found.records if str(r.get("locatadd_nm", "")).strip() == full]
+    if not own:
+        raise Discard("need.no_district", full)
+    ctx.pick(found, own[0], criterion="named", field="locatadd_nm", value=gu)
+    return found, own[0]
+
+
+def pick_district(ctx: Ctx, *, seoul_only: bool = False) -> tuple[str, str, str]:
+    options = [d for d in entries("districts") if not seoul_only or d[0] == "서울특별시"]
+    return tuple(ctx.choice(options))  # type: ignore[return-value]
+
+
+async def realtime_air(ctx: Ctx, nearby: Result) -> tuple[Result, dict, dict]:
+    """Nearest station (smallest distance) -> its latest hourly values."""
+    rows = [r for r in nearby.records if number(r.get("tm")) is not None]
+    if not rows:
+        raise Discard("need.no_station", "no distance in the nearby list")
+    nearest = min(rows, key=lambda r: number(r["tm"]))
+    ctx.pick(nearby, nearest, criterion="nearest", field="tm")
+    air = await ctx.call(
+        "get_msrstn_accto_rltm_mesure_dnsty",
+        {"dataTerm": "DAILY", "ver": "1.3"},
+        feed=[(NEARBY_REALTIME, nearby, nearest)],
+    )
+    latest = max(air.records, key=lambda r: str(r.get("dataTime", "")))
+    ctx.pick(air, latest, criterion="latest", field="dataTime")
+    for name in ("pm10Value", "pm25Value"):
+        if number(latest.get(name)) is None:
+            raise Discard("need.no_value", f"{name} is {latest.get(name)!r}")
+    return air, nearest, latest
+
+
+def air_sentence(ctx: Ctx, air: Result, nearest: Mapping, latest: Mapping) -> tuple[str, str]:
+    pm10, pm25 = number(latest["pm10Value"]), number(latest["pm25Value"])
+    # The hourly values go with the hourly grades (pm10Grade is the 24-hour one); else AirKorea's table.
+    g10 = label("grade", latest.get("pm10Grade1h")) or grade_of(pm10, PM10_GRADES)
+    g25 = label("grade", latest.get("pm25Grade1h")) or grade_of(pm25, PM25_GRADES)
+    ctx.answer(air, "stationName", nearest["stationName"])
+    ctx.answer(air, "pm10Value", latest["pm10Value"])
+    ctx.answer(air, "pm25Value", latest["pm25Value"])
+    ctx.asked("미세먼지", f"{fmt(pm10)}㎍/㎥", latest["pm10Value"])
+    ctx.asked("초미세먼지", f"{fmt(pm25)}㎍/㎥", latest["pm25Value"])
+    hour = str(latest.get("dataTime", ""))[-5:]
+    text = (
+        f"가장 가까운 {nearest['stationName']} 측정소({fmt(number(nearest['tm']))}km) 기준으로 "
+        f"{hour} 현재 미세먼지(PM10) {fmt(pm10)}㎍/㎥로 '{g10}', 초미세먼지(PM2.5) {fmt(pm25)}㎍/㎥로 '{g25}' 수준이에요."
+    )
+    advice = " 마스크를 챙기시는 게 좋겠어요." if "나쁨" in (g10 + g25) else ""
+    return text + advice, f"PM10 {fmt(pm10)}, PM2.5 {fmt(pm25)}"
+
+
+async def bus_stop(ctx: Ctx) -> tuple[Result, dict, str]:
+    word = ctx.choice(entries("bus_stop_words"))
+    found = await ctx.call("get_station_by_name", {"stSrch": word})
+    names = sorted({str(r.get("stNm", "")).strip() for r in found.records} - {""})
+    name = ctx.choice(names)
+    record = next(r for r in found.records if str(r.get("stNm", "")).strip() == name)
+    ctx.pick(found, record, criterion="named", field="stNm")
+    ctx.name(name, name.replace(".", " "))
+    return found, record, name
+
+
+# --- Air quality -----------------------------------------------------------------------------------------
+
+
+async def air_near_bus_stop(ctx: Ctx) -> Outcome:
+    found, stop, name = await bus_stop(ctx)
+    nearby = await ctx.call(
+        "get_nearby_msrstn_list",
+        {"ver": "1.1"},
+        feed=[
+            (
+                Bind.of("get_station_by_name", "tmX,tmY", "get_nearby_msrstn_list", "tmX,tmY", "project:wgs84:tm"),
+                found,
+                stop,
+            )
+        ],
+    )
+    air, nearest, latest = await realtime_air(ctx, nearby)
+    text, short = air_sentence(ctx, air, nearest, latest)
+    return Outcome({"stop": name}, f"{name} 정류장에서 {text}", short)
+
+
+async def air_in_dong(ctx: Ctx) -> Outcome:
+    dong, gu = ctx.choice(entries("dongs"))
+    found = await ctx.call("get_tm_stdr_crdnt", {"umdName": dong})
+    own = [r for r in found.records if str(r.get("sggName", "")).strip() == gu]
+    if not own:
+        raise Discard("need.no_dong", f"{gu} {dong}")
+    ctx.pick(found, own[0], criterion="named", field="sggName", value=gu)
+    ctx.name(gu)
+    ctx.name(dong)
+    nearby = await ctx.call(
+        "get_nearby_msrstn_list",
+        {"ver": "1.1"},
+        feed=[(TM_X, found, own[0]), (TM_Y, found, own[0])],  # the pair travels together, from one record
+    )
+    air, nearest, latest = await realtime_air(ctx, nearby)
+    text, short = air_sentence(ctx, air, nearest, latest)
+    return Outcome({"gu": gu, "dong": dong}, f"{gu} {K.josa(dong, '은')} {text}", short)
+
+
+async def air_worst_station(ctx: Ctx) -> Outcome:
+    sido = ctx.choice(entries("sido_short"))
+    ctx.name(sido)
+    found = await ctx.call(
+        "get_ctprvn_rltm_mesure_dnsty", {"sidoName": sido, "ver": "1.3"}, all_pages=True, page_size=100
+    )
+    rows = [r for r in found.records if number(r.get("pm10Value")) is not None]
+    if len(rows) < 2:
+        raise Discard("need.no_values", sido)
+    worst = max(rows, key=lambda r: number(r["pm10Value"]))
+    ctx.pick(found, worst, criterion="max", field="pm10Value")
+    value = number(worst["pm10Value"])
+    ctx.derived(found, "max", "pm10Value", worst["pm10Value"])
+    ctx.answer(found, "stationName", worst["stationName"])
+    over = [r for r in rows if number(r["pm10Value"]) > PM10_BAD]
+    ctx.condition(
+        found,
+        field="pm10Value",
+        op=">",
+        value=PM10_BAD,
+        source="domain:airkorea_pm10_grade",
+        kept=len(over),
+        of=len(rows),
+    )
+    ctx.asked("가장 높은 측정소", worst["stationName"])
+    ctx.asked("수치", f"{fmt(value)}㎍/㎥", worst["pm10Value"])
+    verdict = (
+        f"나쁨 기준(81㎍/㎥ 이상)을 넘었어요. {sido}에서 나쁨 이상인 측정소는 {len(rows)}곳 중 {len(over)}곳이에요."
+        if value > PM10_BAD
+        else f"나쁨 기준(81㎍/㎥ 이상)보다는 낮은 '{grade_of(value, PM10_GRADES)}' 수준이에요."
+    )
+    hour = str(worst.get("dataTime", ""))[-5:]
+    answer = (
+        f"{hour} 기준 {sido} 측정소 {len(rows)}곳 중 미세먼지(PM10)가 가장 높은 곳은 "
+        f"{worst['stationName']} 측정소로 {fmt(value)}㎍/㎥예요. {verdict}"
+    )
+    return Outcome({"sido": sido}, answer, f"{worst['stationName']} {fmt(value)}㎍/㎥")
+
+
+# --- Weather ---------------------------------------------------------------------------------------------
+
+
+async def weather_now_at_stop(ctx: Ctx) -> Outcome:
+    found, stop, name = await bus_stop(ctx)
+    base_date, base_time = ncst_base(now(ctx))
+    obs = await ctx.call(
+        "get_ultra_srt_ncst",
+        {"numOfRows": "10"},
+        feed=[
+            (Bind.of("get_station_by_name", "tmX,tmY", "get_ultra_srt_ncst", "nx,ny", "project:wgs84:kma"), found, stop)
+        ],
+        derived=[
+            ("base_date", base_date, "clock: today", None),
+            ("base_time", base_time, "clock: the latest hour observed (HH:40 rule)", None),
+        ],
+    )
+    by = {str(r.get("category")): r for r in obs.records}
+    if not {"T1H", "PTY", "RN1"} <= set(by):
+        raise Discard("need.no_value", "T1H/PTY/RN1 missing")
+    temp, pty, rain = by["T1H"]["obsrValue"], by["PTY"]["obsrValue"], by["RN1"]["obsrValue"]
+    pty_label = label("pty", pty) or str(pty)
+    ctx.answer(obs, "obsrValue", temp)
+    ctx.answer(obs, "obsrValue", pty, decoded=pty_label)
+    ctx.asked("기온", f"{temp}℃", temp)
+    raining = str(pty).strip() != "0"
+    rain_text = (
+        f"지금 {K.josa(pty_label, '이')} 오고 있고 1시간 강수량은 {rain}mm예요"
+        if raining
+        else "지금 비는 안 오고 있어요"
+    )
+    answer = f"{name} 정류장 근처는 {base_time[:2]}시 관측 기준 기온 {temp}℃이고, {rain_text}."
+    return Outcome({"stop": name}, answer, f"{temp}℃, 강수 {pty_label}")
+
+
+async def tourist_site(ctx: Ctx, *, content_type: str = "12", seoul_only=True) -> tuple[Result, dict, str, str]:
+    sido, gu, city = pick_district(ctx, seoul_only=seoul_only)
+    region, own = await district(ctx, sido, gu)
+    sites = await ctx.call(
+        "area_based_list2",
+        {**TOUR, "contentTypeId": content_type, "numOfRows": "20"},
+        feed=[(REGION_SIDO_TOUR, region, own), (REGION_SGG_TOUR, region, own)],
+    )
+    names = sorted({str(r.get("title", "")).strip() for r in sites.records} - {""})
+    title = ctx.choice(names)
+    record = next(r for r in sites.records if str(r.get("title", "")).strip() == title)
+    ctx.pick(sites, record, criterion="named", field="title")
+    ctx.name(gu)
+    ctx.name(title)
+    return sites, record, gu, title
+
+
+async def rain_at_site(ctx: Ctx) -> Outcome:
+    sites, site, gu, title = await tourist_site(ctx)
+    moment = now(ctx)
+    base_date, base_time = vilage_base(moment)
+    tomorrow = (moment + dt.timedelta(days=1)).strftime("%Y%m%d")
+    forecast = await ctx.call(
+        "get_vilage_fcst",
+        {},
+        all_pages=True,
+        stop=lambda rows: any(str(r.get("fcstDate", "")) > tomorrow for r in rows),
+        feed=[(Bind.of("area_based_list2", "mapx,mapy", "get_vilage_fcst", "nx,ny", "project:wgs84:kma"), sites, site)],
+        derived=[
+            ("base_date", base_date, "clock: today", None),
+            ("base_time", base_time, "clock: the latest 단기예보 issued (02, 05 … 23 h, out at +10 min)", None),
+        ],
+    )
+    pops = [r for r in forecast.records if r.get("category") == "POP" and str(r.get("fcstDate")) == tomorrow]
+    if len(pops) < 6:
+        raise Discard("need.no_forecast", f"POP rows for {tomorrow}: {len(pops)}")
+    wet = [r for r in pops if (number(r.get("fcstValue")) or 0) >= POP_RAIN]
+    ctx.condition(
+        forecast,
+        field="fcstValue(POP)",
+        op=">=",
+        value=POP_RAIN,
+        source="domain:kma_pop_umbrella",
+        kept=len(wet),
+        of=len(pops),
+    )
+    top = max(pops, key=lambda r: (number(r.get("fcstValue")) or 0, -int(str(r.get("fcstTime")))))
+    ctx.answer(forecast, "fcstValue", top["fcstValue"])
+    when = f"{int(str(top['fcstTime'])[:2])}시"
+    ctx.asked("강수확률", f"{top['fcstValue']}%")
+    if wet:
+        hours = ", ".join(f"{int(str(r['fcstTime'])[:2])}시({r['fcstValue']}%)" for r in wet)
+        answer = (
+            f"내일 {title} 일대는 강수확률 {POP_RAIN}% 이상인 시간이 {len(wet)}번 있어요: {hours}. "
+            f"가장 높은 때는 {when} {top['fcstValue']}%라서 우산을 챙기시는 게 좋겠어요."
+        )
+    else:
+        answer = (
+            f"내일 {title} 일대는 강수확률이 {POP_RAIN}% 이상인 시간이 없어요. "
+            f"가장 높은 때도 {when} {top['fcstValue']}% 정도라 우산 없이 다녀오셔도 될 것 같아요."
+        )
+    return Outcome({"gu": gu, "site": title}, answer, f"최고 {top['fcstValue']}% ({when})")
+
+
+async def site_hours(ctx: Ctx) -> Outcome:
+    sites, site, gu, title = await tourist_site(ctx)
+    intro = await ctx.call(
+        "detail_intro2",
+        dict(TOUR),
+        feed=[
+            (Bind.of("area_based_list2", "contentid", "detail_intro2", "contentId"), sites, site),
+            (Bind.of("area_based_list2", "contenttypeid", "detail_intro2", "contentTypeId"), sites, site),
+        ],
+    )
+    record = intro.records[0]
+    rest, use, park = (K.strip_html(record.get(f)) for f in ("restdate", "usetime", "parking"))
+    if not (rest and use and park):
+        raise Discard("need.no_value", "restdate/usetime/parking empty")
+    for name, value in (
+        ("restdate", record.get("restdate")),
+        ("usetime", record.get("usetime")),
+        ("parking", record.get("parking")),
+    ):
+        ctx.answer(intro, name, value)
+    ctx.asked("쉬는 날", rest)
+    ctx.asked("이용 시간", use)
+    ctx.asked("주차", park)
+    answer = (
+        f"{K.josa(title, '은')} 쉬는 날이 '{rest}'이고, 이용 시간은 {K.josa(repr_q(use), '이에요')}. "
+        f"주차는 {K.josa(repr_q(park), '이라고')} 안내돼 있어요."
+    )
+    return Outcome({"gu": gu, "site": title}, answer, f"휴무 {rest}")
+
+
+async def air_at_site(ctx: Ctx) -> Outcome:
+    sites, site, gu, title = await tourist_site(ctx)
+    nearby = await ctx.call(
+        "get_nearby_msrstn_list",
+        {"ver": "1.1"},
+        feed=[
+            (
+                Bind.of("area_based_list2", "mapx,mapy", "get_nearby_msrstn_list", "tmX,tmY", "project:wgs84:tm"),
+                sites,
+                site,
+            )
+        ],
+    )
+    air, nearest, latest = await realtime_air(ctx, nearby)
+    text, short = air_sentence(ctx, air, nearest, latest)
+    return Outcome({"gu": gu, "site": title}, f"{title} 근처는 {text}", short)
+
+
+async def places_in_district(ctx: Ctx) -> Outcome:
+    sido, gu, city = pick_district(ctx)
+    code = ctx.choice(["12", "39", "14"])
+    kind = label("content_types", code)
+    region, own = await district(ctx, sido, gu)
+    ctx.name(gu)
+    ctx.name(kind)
+    places = await ctx.call(
+        "area_based_list2",
+        {**TOUR, "contentTypeId": code, "arrange": "O", "numOfRows": "100"},
+        feed=[(REGION_SIDO_TOUR, region, own), (REGION_SGG_TOUR, region, own)],
+        all_pages=True,
+    )
+    titles = list(
+        dict.fromkeys(str(r.get("title", "")).strip() for r in places.records if str(r.get("title", "")).strip())
+    )
+    shown, total = ctx.show(titles, result=places, criterion="title (가나다순, arrange=O)")
+    for t in shown:
+        ctx.answer(places, "title", t)
+    ctx.asked(kind, *shown[:1])
+    listing = ", ".join(shown)
+    if total <= len(shown):
+        answer = f"{city} {gu}의 {kind}는 모두 {total}곳이에요: {listing}."
+    else:
+        answer = (
+            f"{city} {gu}에 등록된 {kind}는 모두 {total}곳이고, 가나다순으로 앞의 {len(shown)}곳은 {listing}이에요."
+        )
+    answer = answer.replace(f"{kind}는", K.josa(kind, "은"))
+    return Outcome({"gu": gu, "city": city, "kind": kind}, answer, f"{total}곳")
+
+
+# --- Real estate -----------------------------------------------------------------------------------------
+
+
+def trade_line(r: Mapping) -> str:
+    return f"{r['aptNm']} {r['excluUseAr']}㎡ {floor(r['floor'])} {K.manwon(r['dealAmount'])}({int(r['dealMonth'])}/{int(r['dealDay'])})"
+
+
+async def apt_trades_in_dong(ctx: Ctx) -> Outcome:
+    sido, gu, city = pick_district(ctx)
+    ym, month = last_month(now(ctx))
+    region, own = await district(ctx, sido, gu)
+    trades = await ctx.call(
+        "get_rtms_data_svc_apt_trade", {"DEAL_YMD": ym}, feed=[(REGION_TRADES, region, own)], all_pages=True
+    )
+    dongs = sorted({str(r.get("umdNm", "")).strip() for r in trades.records} - {""})
+    dong = ctx.choice(dongs)
+    ctx.name(gu)
+    ctx.name(dong)
+    ctx.name(f"{month}월", str(month))
+    rows = [r for r in trades.records if str(r.get("umdNm", "")).strip() == dong and number(r.get("dealAmount"))]
+    rows.sort(key=lambda r: -number(r["dealAmount"]))
+    ctx.condition(trades, field="umdNm", op="==", value=dong, source="user", kept=len(rows), of=len(trades.records))
+    ctx.derived(trades, "count_where", f"umdNm={dong}", len(rows))
+    shown, total = ctx.show(rows, result=trades, criterion="dealAmount desc")
+    for r in shown:
+        ctx.answer(trades, "aptNm", r["aptNm"])
+        ctx.answer(trades, "dealAmount", r["dealAmount"], shown=K.manwon(r["dealAmount"]))
+    ctx.asked("최고가", K.manwon(rows[0]["dealAmount"]))
+    lines = "; ".join(trade_line(r) for r in shown)
+    head = f"{month}월 {gu} {dong} 아파트 매매는 {total}건이에요."
+    tail = f" 비싼 순으로 {lines}." if total <= len(shown) else f" 비싼 순으로 상위 {len(shown)}건은 {lines}."
+    return Outcome(
+        {"gu": gu, "dong": dong, "month": month, "city": city},
+        head + tail,
+        f"{total}건, 최고 {K.manwon(rows[0]['dealAmount'])}",
+    )
+
+
+async def compare_districts(ctx: Ctx) -> Outcome:
+    seoul = [d for d in entries("districts") if d[0] == "서울특별시"]
+    first = ctx.choice(seoul)
+    second = ctx.choice([d for d in seoul if d != first])
+    ym, month = last_month(now(ctx))
+
+    async def one(sido: str, gu: str):
+        region, own = await district(ctx, sido, gu)
+        trades = await ctx.call(
+            "get_rtms_data_svc_apt_trade",
+            {"DEAL_YMD": ym},
+            feed=[(REGION_TRADES, region, own)],
+            all_pages=True,
+            junction=CMP,
+        )
+        priced = [r for r in trades.records if number(r.get("dealAmount"))]
+        top = max(priced, key=lambda r: number(r["dealAmount"]))
+        ctx.derived(trades, "count", "", len(trades.records))
+        ctx.derived(trades, "max", "dealAmount", top["dealAmount"])
+        ctx.answer(trades, "aptNm", top["aptNm"])
+        return gu, trades, len(trades.records), top
+
+    ctx.name(first[1])
+    ctx.name(second[1])
+    figures = await _all(one(first[0], first[1]), one(second[0], second[1]))  # two independent branches, at once
+    ctx.name(f"{month}월", str(month))
+    (g1, t1, n1, top1), (g2, t2, n2, top2) = figures
+    ctx.compare(t2, metric="count", values=[n1, n2], winner=None if n1 == n2 else (0 if n1 > n2 else 1))
+    ctx.asked("거래 건수", f"{n1}건")
+    ctx.asked("거래 건수", f"{n2}건")
+    ctx.asked("최고가", K.manwon(top1["dealAmount"]))
+    ctx.asked("최고가", K.manwon(top2["dealAmount"]))
+    if n1 == n2:
+        verdict = f"두 구 모두 {n1}건으로 같았어요."
+    else:
+        more, less = ((g1, n1), (g2, n2)) if n1 > n2 else ((g2, n2), (g1, n1))
+        verdict = f"{K.josa(more[0], '이')} {more[1]}건으로 {less[0]}({less[1]}건)보다 {more[1] - less[1]}건 많았어요."
+    answer = (
+        f"{month}월 아파트 매매 신고 건수는 {verdict} 최고가는 {g1} {top1['aptNm']} {K.manwon(top1['dealAmount'])}, "
+        f"{g2} {top2['aptNm']} {K.manwon(top2['dealAmount'])}이에요."
+    )
+    return Outcome({"gu1": g1, "gu2": g2, "month": month}, answer, f"{g1} {n1}건, {g2} {n2}건")
+
+
+async def jeonse_under_budget(ctx: Ctx) -> Outcome:
+    sido, gu, city = pick_district(ctx)
+    ym, month = last_month(now(ctx))
+    region, own = await district(ctx, sido, gu)
+    rents = await ctx.call(
+        "get_rtms_data_svc_apt_rent", {"DEAL_YMD": ym}, feed=[(REGION_RENT, region, own)], all_pages=True
+    )
+    jeonse = [r for r in rents.records if number(r.get("monthlyRent")) == 0 and number(r.get("deposit"))]
+    if len(jeonse) < 3:
+        raise Discard("need.no_values", "too few 전세 contracts")
+    deposits = sorted(number(r["deposit"]) for r in jeonse)
+    budget = max(5000, int(deposits[len(deposits) // 4] // 5000 * 5000 + 5000))  # a round sum a user would name
+    rows = sorted((r for r in jeonse if number(r["deposit"]) <= budget), key=lambda r: number(r["deposit"]))
+    if not rows:
+        raise Discard("need.no_values", "no contract under the budget")
+    ctx.name(gu)
+    ctx.name(K.manwon(budget), K.manwon(budget).replace(" 원", "원"))
+    ctx.name(f"{month}월", str(month))
+    ctx.condition(rents, field="deposit", op="<=", value=budget, source="user", kept=len(rows), of=len(jeonse))
+    shown, total = ctx.show(rows, result=rents, criterion="deposit asc")
+    for r in shown:
+        ctx.answer(rents, "aptNm", r["aptNm"])
+        ctx.answer(rents, "deposit", r["deposit"], shown=K.manwon(r["deposit"]))
+    ctx.asked("가장 싼 전세", K.manwon(rows[0]["deposit"]))
+    lines = "; ".join(
+        f"{r['aptNm']} {r['excluUseAr']}㎡ {floor(r['floor'])} 보증금 {K.manwon(r['deposit'])}" for r in shown
+    )
+    head = f"{month}월 {gu} 아파트 전세 계약 {len(jeonse)}건 중 보증금 {K.manwon(budget)} 이하는 {total}건이에요."
+    tail = f" 싼 순으로 {lines}." if total <= len(shown) else f" 싼 순으로 {len(shown)}건만 보면 {lines}."
+    return Outcome({"gu": gu, "city": city, "month": month, "budget": K.manwon(budget)}, head + tail, f"{total}건")
+
+
+async def apt_building(ctx: Ctx) -> Outcome:
+    sido, gu, city = pick_district(ctx, seoul_only=True)
+    ym, _ = last_month(now(ctx))
+    region, own = await district(ctx, sido, gu)
+    trades = await ctx.call("get_rtms_data_svc_apt_trade_dev", {"DEAL_YMD": ym}, feed=[(REGION_DEV, region, own)])
+    names = sorted({(str(r.get("aptNm", "")).strip(), str(r.get("umdNm", "")).strip()) for r in trades.records})
+    apt, dong = ctx.choice([n for n in names if n[0] and n[1]])
+    mine = [
+        r for r in trades.records if (str(r.get("aptNm", "")).strip(), str(r.get("umdNm", "")).strip()) == (apt, dong)
+    ]
+    latest = max(mine, key=lambda r: (int(r["dealMonth"]), int(r["dealDay"])))
+    ctx.pick(trades, latest, criterion="named", field="aptNm", value=apt)
+    ctx.name(gu)
+    ctx.name(dong)
+    ctx.name(apt)
+    building = await ctx.call(
+        "get_br_title_info",
+        {},
+        feed=[
+            (Bind.of("get_rtms_data_svc_apt_trade_dev", "sggCd", "get_br_title_info", "sigunguCd"), trades, latest),
+            (Bind.of("get_rtms_data_svc_apt_trade_dev", "umdCd", "get_br_title_info", "bjdongCd"), trades, latest),
+            (Bind.of("get_rtms_data_svc_apt_trade_dev", "bonbun", "get_br_title_info", "bun"), trades, latest),
+            (Bind.of("get_rtms_data_svc_apt_trade_dev", "bubun", "get_br_title_info", "ji"), trades, latest),
+        ],
+    )
+    floors = [number(r.get("grndFlrCnt")) for r in building.records if number(r.get("grndFlrCnt"))]
+    days = sorted({str(r.get("useAprDay", "")).strip() for r in building.records} - {""})
+    if not floors or not days:
+        raise Discard("need.no_value", "grndFlrCnt/useAprDay")
+    tallest = max(building.records, key=lambda r: number(r.get("grndFlrCnt")) or 0)
+    ctx.answer(building, "grndFlrCnt", tallest["grndFlrCnt"])
+    ctx.answer(building, "useAprDay", days[0])
+    ctx.answer(trades, "dealAmount", latest["dealAmount"], shown=K.manwon(latest["dealAmount"]))
+    ctx.asked("층수", f"{fmt(max(floors))}층")
+    ctx.asked("사용승인", K.ymd(days[0]), days[0][:4])
+    day = days[0]
+    approval = f"{day[:4]}년 {int(day[4:6])}월 {int(day[6:8])}일"
+    dongs = len(building.records)
+    answer = (
+        f"{gu} {dong} {K.josa(apt, '은')} 건축물대장상 {dongs}개 동이고 가장 높은 동이 지상 {fmt(max(floors))}층이에요. "
+        f"사용승인일은 {approval}이에요. 최근 매매는 {int(latest['dealMonth'])}월 {int(latest['dealDay'])}일 "
+        f"{latest['excluUseAr']}㎡ {floor(latest['floor'])}이 {K.manwon(latest['dealAmount'])}에 거래됐어요."
+    )
+    return Outcome({"gu": gu, "dong": dong, "apt": apt}, answer, f"지상 {fmt(max(floors))}층, {approval}")
+
+
+async def dong_population(ctx: Ctx) -> Outcome:
+    sido, gu, city = pick_district(ctx)
+    found = await ctx.call("get_stan_regin_cd_list", {"locatadd_nm": f"{sido} {gu}"})
+    dongs = [
+        r
+        for r in found.records
+        if str(r.get("umd_cd", "000")) != "000" and str(r.get("ri_cd", "00")) in ("00", "") and r.get("locallow_nm")
+    ]
+    record = ctx.choice(dongs)
+    dong = str(record["locallow_nm"]).strip()
+    ctx.pick(found, record, criterion="named", field="locallow_nm")
+    ctx.name(gu)
+    ctx.name(dong)
+    ym, _ = last_month(now(ctx))
+    people = await ctx.call(
+        "select_stdg_ppltn_hh_stus",
+        {"lv": "3", "regSeCd": "1"},
+        feed=[(Bind.of("get_stan_regin_cd_list", "region_cd", "select_stdg_ppltn_hh_stus", "stdgCd"), found, record)],
+        derived=[
+            ("srchFrYm", ym, "clock: the last complete month", None),
+            ("srchToYm", ym, "clock: the last complete month", None),
+        ],
+    )
+    row = max(people.records, key=lambda r: str(r.get("statsYm", "")))
+    total, households = row.get("totNmprCnt"), row.get("hhCnt")
+    if number(total) is None or number(households) is None:
+        raise Discard("need.no_value", "totNmprCnt/hhCnt")
+    ctx.answer(people, "totNmprCnt", total)
+    ctx.answer(people, "hhCnt", households)
+    ctx.asked("인구", f"{int(number(total)):,}명", total)
+    ctx.asked("세대 수", f"{int(number(households)):,}세대", households)
+    month = str(row.get("statsYm", ym))
+    answer = (
+        f"{month[:4]}년 {int(month[4:6])}월 말 주민등록 기준으로 {city} {gu} {dong} 인구는 {int(number(total)):,}명"
+        f"(남 {int(number(row.get('maleNmprCnt') or 0)):,}명, 여 {int(number(row.get('femlNmprCnt') or 0)):,}명), "
+        f"세대 수는 {int(number(households)):,}세대예요. 세대당 {row.get('hhNmpr')}명꼴이에요."
+    )
+    return Outcome({"gu": gu, "dong": dong, "city": city}, answer, f"{int(number(total)):,}명")
+
+
+# --- Transport -------------------------------------------------------------------------------------------
+
+
+def minutes_away(message: Any) -> float:
+    """'3분후[2번째 전]' -> 3, '곧 도착' -> 0, '2분30초후' -> 2.5; messages without a time (운행종료) last."""
+    text = str(message)
+    if "곧 도착" in text:
+        return 0.0
+    match = re.match(r"\s*(?:(\d+)분)?\s*(?:(\d+)초)?\s*후", text)
+    if not match or not (match.group(1) or match.group(2)):
+        return 1e9
+    return int(match.group(1) or 0) + int(match.group(2) or 0) / 60
+
+
+async def next_bus(ctx: Ctx) -> Outcome:
+    found, stop, name = await bus_stop(ctx)
+    arrivals = await ctx.call(
+        "get_station_by_uid",
+        {},
+        feed=[(Bind.of("get_station_by_name", "arsId", "get_station_by_uid", "arsId"), found, stop)],
+    )
+    rows = [r for r in arrivals.records if r.get("rtNm") and r.get("arrmsg1")]
+    if not rows:
+        raise Discard("need.no_value", "no arrivals")
+    rows.sort(key=lambda r: (minutes_away(r["arrmsg1"]), str(r["rtNm"])))
+    shown, total = ctx.show(rows, result=arrivals, criterion="soonest arrival first")
+    for r in shown:
+        ctx.answer(arrivals, "rtNm", r["rtNm"])
+        ctx.answer(arrivals, "arrmsg1", r["arrmsg1"])
+    ctx.asked("노선", *[str(shown[0]["rtNm"])])
+    lines = ", ".join(f"{r['rtNm']}번 {r['arrmsg1']}" for r in shown)
+    if total <= len(shown):
+        answer = f"{name} 정류장에 서는 버스 {total}개 노선의 도착 예정이에요(빨리 오는 순): {lines}."
+    else:
+        answer = f"{name} 정류장에 서는 버스는 {total}개 노선이고, 가장 빨리 오는 {len(shown)}개는 {lines}예요."
+    return Outcome({"stop": name}, answer, lines[:120])
+
+
+async def subway_arrival(ctx: Ctx) -> Outcome:
+    station = ctx.choice(entries("subway_stations"))
+    ctx.name(station, f"{station}역")
+    arrivals = await ctx.call("realtime_station_arrival", {"statnNm": station, "START_INDEX": "1", "END_INDEX": "10"})
+    rows = [r for r in arrivals.records if r.get("arvlMsg2") and r.get("trainLineNm")]
+    if not rows:
+        raise Discard("need.no_value", "no arrivals")
+    shown, total = ctx.show(rows, result=arrivals, criterion="every train the API lists")
+    for r in shown:
+        ctx.answer(arrivals, "trainLineNm", r["trainLineNm"])
+        ctx.answer(arrivals, "arvlMsg2", r["arvlMsg2"])
+    ctx.asked("열차", str(shown[0]["trainLineNm"]))
+    lines = "; ".join(f"{r.get('updnLine', '')} {r['trainLineNm']}: {r['arvlMsg2']}".strip() for r in shown)
+    answer = f"{station}역에 들어오는 열차는 {len(shown)}편이에요. {lines}."
+    return Outcome({"station": station}, answer, lines[:120])
+
+
+# --- Health ----------------------------------------------------------------------------------------------
+
+DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+
+
+async def hospital_hours(ctx: Ctx) -> Outcome:
+    dong, gu = ctx.choice(entries("dongs"))
+    found = await ctx.call("get_hosp_basis_list", {"emdongNm": dong, "numOfRows": "30"})
+    mine = [r for r in found.records if gu in str(r.get("addr", "")) and r.get("yadmNm")]
+    if not mine:
+        raise Discard("need.no_hospital", f"{gu} {dong}")
+    record = ctx.choice(mine)
+    name = str(record["yadmNm"]).strip()
+    ctx.pick(found, record, criterion="named", field="yadmNm")
+    ctx.name(dong)
+    ctx.name(name)
+    detail = await ctx.call(
+        "get_dtl_info2_7",
+        {},
+        feed=[(Bind.of("get_hosp_basis_list", "ykiho", "get_dtl_info2_7", "ykiho"), found, record)],
+    )
+    info = detail.records[0]
+    start, end = info.get("trmtMonStart"), info.get("trmtMonEnd")
+    if not start or not end:
+        raise Discard("need.no_value", "weekday hours")
+    ctx.answer(detail, "trmtMonStart", start, shown=K.hhmm(start))
+    ctx.answer(detail, "trmtMonEnd", end, shown=K.hhmm(end))
+    ctx.asked("평일 진료", K.hhmm(start))
+    sat_start, sat_end = info.get("trmtSatStart"), info.get("trmtSatEnd")
+    if sat_start and sat_end:
+        ctx.answer(detail, "trmtSatStart", sat_start, shown=K.hhmm(sat_start))
+        ctx.asked("토요일", K.hhmm(sat_end))
+        saturday = f"토요일도 {K.hhmm(sat_start)}부터 {K.hhmm(sat_end)}까지 진료해요"
+    else:
+        ctx.asked("토요일", "진료하지 않아요")
+        saturday = "토요일은 진료하지 않아요"
+    lunch = str(info.get("lunchWeek") or "").strip()
+    if lunch and lunch != "없음":
+        ctx.answer(detail, "lunchWeek", lunch)
+        lunch_text = f" 평일 점심시간은 {K.josa(lunch, '이에요')}."
+    else:
+        lunch_text = " 평일 점심시간은 따로 없어요."
+    ctx.asked("점심시간", lunch if lunch and lunch != "없음" else "따로 없어요")
+    answer = f"{K.josa(name, '은')} 평일(월요일 기준) {K.hhmm(start)}부터 {K.hhmm(end)}까지 진료하고, {saturday}.{lunch_text}"
+    if str(info.get("noTrmtSun", "")).strip() == "휴진":
+        answer += " 일요일은 휴진이에요."
+    return Outcome({"dong": dong, "hospital": name}, answer, f"평일 {K.hhmm(start)}~{K.hhmm(end)}")
+
+
+def open_at(record: Mapping, day: int, hhmm: int) -> tuple[bool, str, str]:
+    start, end = record.get(f"dutyTime{day}s"), record.get(f"dutyTime{day}c")
+    if start in (None, "") or end in (None, ""):
+        return False, "", ""
+    s, e = int(str(start).strip()), int(str(end).strip())
+    return s <= hhmm < e, str(start).strip().zfill(4), str(end).strip().zfill(4)
+
+
+def order_phrase(shown: Sequence[tuple[Mapping, str, str]]) -> str:
+    """How the shown pharmacies were ordered: by closing time, or by name when they all close at once."""
+    closes = {e for _, _, e in shown}
+    if len(closes) == 1:
+        return f"모두 {K.hhmm(next(iter(closes)))}까지 하는 곳들이라, 가나다순으로"
+    return "늦게까지 하는 순으로"
+
+
+def pharmacy_lines(rows: Sequence[tuple[Mapping, str, str]]) -> str:
+    return "; ".join(f"{r['dutyName']}({K.hhmm(s)}~{K.hhmm(e)}, {r.get('dutyTel1', '')})" for r, s, e in rows)
+
+
+async def pharmacies_open_now(ctx: Ctx) -> Outcome:
+    """Pharmacies open today past an hour the user names (an hour at which the answer discriminates)."""
+    sido, gu, city = pick_district(ctx)
+    moment = now(ctx)
+    day = moment.isoweekday()
+    ctx.name(gu)
+    found = await ctx.call(
+        "get_parmacy_list_info_inqire",
+        {"Q0": sido, "Q1": gu},
+        derived=[("QT", str(day), "clock: today's weekday (1 월 … 7 일)", None)],
+        all_pages=True,
+    )
+    hours = []
+    for r in found.records:
+        _, s, e = open_at(r, day, 0)
+        if s and e:
+            hours.append((r, s, e))
+    options = [h for h in (2000, 2100, 2200, 2300) if 0 < sum(1 for _, _, e in hours if int(e) > h) < len(hours)]
+    if not options:
+        raise Discard("need.no_threshold", "every pharmacy closes at the same time")
+    limit = ctx.choice(options)
+    late = sorted(((r, s, e) for r, s, e in hours if int(e) > limit), key=lambda t: (-int(t[2]), str(t[0]["dutyName"])))
+    spoken = f"밤 {limit // 100 - 12}시"
+    ctx.name(spoken, f"{limit // 100}시", f"{limit // 100 - 12}시")
+    ctx.condition(found, field=f"dutyTime{day}c", op=">", value=limit, source="user", kept=len(late), of=len(hours))
+    shown, total = ctx.show(late, result=found, criterion="latest closing first")
+    for r, _, _ in shown:
+        ctx.answer(found, "dutyName", r["dutyName"])
+    ctx.asked("약국", str(shown[0][0]["dutyName"]))
+    head = f"오늘({K.WEEKDAYS[day - 1]}요일) {gu} 약국 {len(hours)}곳 중 {spoken} 넘어서까지 여는 곳은 {total}곳이에요."
+    body = pharmacy_lines(shown)
+    tail = f" {body}." if total <= len(shown) else f" {order_phrase(shown)} {len(shown)}곳만 보면 {body}."
+    return Outcome({"gu": gu, "city": city, "hour": spoken}, head + tail, f"{total}곳")
+
+
+async def holiday_pharmacy(ctx: Ctx) -> Outcome:
+    sido, gu, city = pick_district(ctx)
+    moment = now(ctx)
+    year = moment.year if moment.month < 12 else moment.year + 1
+    month = ctx.choice([m for m in (12, 1, 3, 5, 6, 8, 9, 10) if (year, m) >= (moment.year, moment.month)] or [12])
+    if month < moment.month:
+        year = moment.year + 1
+    holidays = await ctx.call("get_rest_de_info", {"solYear": str(year), "solMonth": f"{month:02d}"})
+    if not any(str(r.get("isHoliday")) == "Y" for r in holidays.records):
+        raise Discard("need.no_holiday", f"{year}-{month}")
+    is_holiday = ctx.rng.random() < 0.6
+    days = {str(r.get("locdate")): r for r in holidays.records if str(r.get("isHoliday")) == "Y"}
+    if is_holiday:
+        locdate = ctx.choice(sorted(days))
+    else:  # a weekday next to a holiday, the day people wonder about (12월 24일, the day after 추석)
+        near = set()
+        for d in days:
+            holiday = dt.date(int(d[:4]), int(d[4:6]), int(d[6:8]))
+            near |= {holiday - dt.timedelta(days=1), holiday + dt.timedelta(days=1)}
+        options = sorted(
+            day.strftime("%Y%m%d") for day in near if day.strftime("%Y%m%d") not in days and day.isoweekday() <= 5
+        )
+        if not options:
+            raise Discard("need.no_choice", "no weekday next to a holiday")
+        locdate = ctx.choice(options)
+    date = dt.date(int(locdate[:4]), int(locdate[4:6]), int(locdate[6:8]))
+    spoken = f"{date.month}월 {date.day}일"
+    ctx.name(spoken, f"{date.month}/{date.day}")
+    ctx.name(gu)
+    qt = "8" if locdate in days else str(date.isoweekday())
+    ctx.condition(
+        holidays, field="locdate", op="in", value=locdate, source="user", kept=int(locdate in days), of=len(days)
+    )
+    found = await ctx.call(
+        "get_parmacy_list_info_inqire",
+        {"Q0": sido, "Q1": gu},
+        derived=[
+            (
+                "QT",
+                qt,
+                "8 when the date is a public holiday in the holiday list, else its weekday (1 월 … 7 일)",
+                holidays,
+            )
+        ],
+        all_pages=True,
+    )
+    day = int(qt)
+    rows = []
+    for r in found.records:
+        s, e = r.get(f"dutyTime{day}s"), r.get(f"dutyTime{day}c")
+        if s not in (None, "") and e not in (None, ""):
+            rows.append((r, str(s).zfill(4), str(e).zfill(4)))
+    if not rows:
+        raise Discard("need.no_values", "no pharmacy open that day")
+    rows.sort(key=lambda t: (-int(t[2]), str(t[0]["dutyName"])))
+    shown, total = ctx.show(rows, result=found, criterion="latest closing first")
+    for r, _, _ in shown:
+        ctx.answer(found, "dutyName", r["dutyName"])
+    ctx.asked("약국", str(shown[0][0]["dutyName"]))
+    if locdate in days:
+        ctx.answer(holidays, "dateName", days[locdate]["dateName"])
+        head = (
+            f"{spoken}({K.WEEKDAYS[date.weekday()]}요일)은 공휴일({days[locdate]['dateName']})이 맞아요. "
+            f"그날 {gu}에서 문을 여는 약국은 {total}곳이에요."
+        )
+    else:
+        names = ", ".join(f"{K.ymd(d)} {days[d]['dateName']}" for d in sorted(days))
+        for d in sorted(days):
+            ctx.answer(holidays, "dateName", days[d]["dateName"])
+        head = (
+            f"{spoken}({K.WEEKDAYS[date.weekday()]}요일)은 공휴일이 아니에요(그달 공휴일은 {names}). "
+            f"평소 {K.WEEKDAYS[date.weekday()]}요일처럼 {gu}에서 문을 여는 약국은 {total}곳이에요."
+        )
+    body = pharmacy_lines(shown)
+    tail = f" {body}." if total <= len(shown) else f" {order_phrase(shown)} {len(shown)}곳만 보면 {body}."
+    return Outcome({"date": spoken, "gu": gu, "city": city}, head + tail, f"{total}곳")
+
+
+async def weekday_holidays(ctx: Ctx) -> Outcome:
+    year = now(ctx).year + ctx.choice([0, 1])
+    ctx.name(f"{year}", f"{year}년")
+    found = await ctx.call("get_rest_de_info", {"solYear": str(year), "numOfRows": "50"})
+    rows = []
+    for r in found.records:
+        text = str(r.get("locdate", ""))
+        if str(r.get("isHoliday")) != "Y" or len(text) != 8:
+            continue
+        date = dt.date(int(text[:4]), int(text[4:6]), int(text[6:8]))
+        if date.isoweekday() <= 5:
+            rows.append((date, r))
+    if not rows:
+        raise Discard("need.no_values", "no weekday holiday")
+    rows.sort(key=lambda t: t[0])
+    ctx.condition(
+        found, field="locdate", op="weekday", value="월-금", source="user", kept=len(rows), of=len(found.records)
+    )
+    ctx.listed(found, total=len(rows), shown=len(rows), criterion="date order")
+    for _, r in rows:
+        ctx.answer(found, "dateName", r["dateName"])
+    ctx.asked("공휴일", str(rows[0][1]["dateName"]))
+    lines = ", ".join(f"{d.month}/{d.day}({K.WEEKDAYS[d.weekday()]}) {r['dateName']}" for d, r in rows)
+    answer = f"{year}년 공휴일 {len(found.records)}일 중 평일에 있는 날은 {len(rows)}일이에요: {lines}."
+    return Outcome({"year": year}, answer, f"{len(rows)}일")
+
+
+async def drug_info(ctx: Ctx) -> Outcome:
+    drug = ctx.choice(entries("drugs"))
+    ctx.name(drug)
+    found = await ctx.call("get_drb_easy_drug_list", {"itemName": drug})
+    shown, total = ctx.show(found.records, result=found, criterion="every product of that name")
+    parts = []
+    for r in shown:
+        efficacy, usage = K.first_sentence(r.get("efcyQesitm")), K.first_sentence(r.get("useMethodQesitm"))
+        if not efficacy or not usage:
+            raise Discard("need.no_value", "efcy/useMethod")
+        ctx.answer(found, "itemName", r["itemName"])
+        parts.append(f"{K.josa(str(r['itemName']), '은')} {r['entpName']} 제품으로, {efficacy} 복용법: {usage}")
+    ctx.asked("효능", str(shown[0]["itemName"]))
+    head = f"'{drug}' 제품은 {total}가지예요. " if total > 1 else ""
+    return Outcome({"drug": drug}, head + " ".join(parts), str(shown[0]["itemName"]))
+
+
+async def drug_maker_status(ctx: Ctx) -> Outcome:
+    drug = ctx.choice(entries("drugs"))
+    ctx.name(drug)
+    found = await ctx.call("get_drb_easy_drug_list", {"itemName": drug})
+    makers = sorted({str(r.get("entpName", "")).strip() for r in found.records if r.get("bizrno")})
+    if len(makers) != 1:
+        raise Discard("need.ambiguous", f"{len(makers)} makers")
+    record = next(r for r in found.records if r.get("bizrno"))
+    ctx.pick(found, record, criterion="named", field="itemName", value=drug)
+    status = await ctx.call(
+        "status", {}, feed=[(Bind.of("get_drb_easy_drug_list", "bizrno", "status", "b_no"), found, record)]
+    )
+    row = status.records[0]
+    state, tax = str(row.get("b_stt") or "").strip(), str(row.get("tax_type") or "").strip()
+    if not state:
+        raise Discard("need.no_value", "b_stt empty")
+    ctx.answer(found, "entpName", record["entpName"])
+    ctx.answer(status, "b_stt", state)
+    ctx.asked("상태", state)
+    closed = str(row.get("end_dt") or "").strip()
+    end = f" 폐업일은 {K.ymd(closed)}이에요." if closed else ""
+    answer = (
+        f"{drug} 제조사는 {record['entpName']}이고, 국세청 사업자 상태는 '{state}'예요. 과세 유형은 {tax}예요.{end}"
+    )
+    return Outcome({"drug": drug}, answer, state)
+
+
+async def subscription_types(ctx: Ctx) -> Outcome:
+    region = ctx.choice(entries("subscription_regions"))
+    found = await ctx.call("get_apt_lttot_pblanc_detail", {"cond[SUBSCRPT_AREA_CODE_NM::EQ]": region, "perPage": "20"})
+    names = sorted({str(r.get("HOUSE_NM", "")).strip() for r in found.records} - {""})
+    house = ctx.choice(names)
+    record = next(r for r in found.records if str(r.get("HOUSE_NM", "")).strip() == house)
+    ctx.pick(found, record, criterion="named", field="HOUSE_NM")
+    ctx.name(region)
+    ctx.name(house)
+    models = await ctx.call(
+        "get_apt_lttot_pblanc_mdl",
+        {},
+        feed=[
+            (
+                Bind.of(
+                    "get_apt_lttot_pblanc_detail",
+                    "HOUSE_MANAGE_NO",
+                    "get_apt_lttot_pblanc_mdl",
+                    "cond[HOUSE_MANAGE_NO::EQ]",
+                ),
+                found,
+                record,
+            ),
+            (
+                Bind.of("get_apt_lttot_pblanc_detail", "PBLANC_NO", "get_apt_lttot_pblanc_mdl", "cond[PBLANC_NO::EQ]"),
+                found,
+                record,
+            ),
+        ],
+    )
+    rows = [r for r in models.records if r.get("HOUSE_TY") and number(r.get("LTTOT_TOP_AMOUNT"))]
+    if not rows:
+        raise Discard("need.no_value", "no house types")
+    shown, total = ctx.show(rows, result=models, criterion="every house type")
+    for r in shown:
+        ctx.answer(models, "HOUSE_TY", r["HOUSE_TY"], shown=house_type(r["HOUSE_TY"]))
+        ctx.answer(models, "LTTOT_TOP_AMOUNT", r["LTTOT_TOP_AMOUNT"], shown=K.manwon(r["LTTOT_TOP_AMOUNT"]))
+    ctx.asked("분양가", K.manwon(shown[0]["LTTOT_TOP_AMOUNT"]))
+    lines = "; ".join(
+        f"{house_type(r['HOUSE_TY'])} {r.get('SUPLY_HSHLDCO')}세대(최고 분양가 {K.manwon(r['LTTOT_TOP_AMOUNT'])})"
+        for r in shown
+    )
+    answer = f"{K.josa(house, '은')} 주택형이 {total}개예요: {lines}."
+    return Outcome({"region": region, "house": house}, answer, f"{total}개 주택형")
+
+
+# --- The catalog -----------------------------------------------------------------------------------------
+
+NEEDS: tuple[Need, ...] = (
+    Need(
+        "air_near_bus_stop",
+        "air",
+        SEQ,
+        (
+            Bind.of("get_station_by_name", "tmX,tmY", "get_nearby_msrstn_list", "tmX,tmY", "project:wgs84:tm"),
+            NEARBY_REALTIME,
+        ),
+        air_near_bus_stop,
+        length=3,
+    ),
+    Need(
+        "air_in_dong",
+        "air",
+        SEQ,
+        (TM_X, TM_Y, NEARBY_REALTIME),
+        air_in_dong,
+        length=3,
+    ),
+    Need("air_worst_station", "air", DRV, (), air_worst_station, tools=("get_ctprvn_rltm_mesure_dnsty",), length=1),
+    Need(
+        "weather_now_at_stop",
+        "weather",
+        SEQ,
+        (Bind.of("get_station_by_name", "tmX,tmY", "get_ultra_srt_ncst", "nx,ny", "project:wgs84:kma"),),
+        weather_now_at_stop,
+        length=2,
+    ),
+    Need(
+        "rain_at_site",
+        "weather",
+        COND,
+        (
+            REGION_SIDO_TOUR,
+            REGION_SGG_TOUR,
+            Bind.of("area_based_list2", "mapx,mapy", "get_vilage_fcst", "nx,ny", "project:wgs84:kma"),
+        ),
+        rain_at_site,
+        length=3,
+    ),
+    Need(
+        "site_hours",
+        "tourism",
+        SEQ,
+        (
+            REGION_SIDO_TOUR,
+            REGION_SGG_TOUR,
+            Bind.of("area_based_list2", "contentid", "detail_intro2", "contentId"),
+            Bind.of("area_based_list2", "contenttypeid", "detail_intro2", "contentTypeId"),
+        ),
+        site_hours,
+        length=3,
+    ),
+    Need(
+        "air_at_site",
+        "air",
+        SEQ,
+        (
+            REGION_SIDO_TOUR,
+            REGION_SGG_TOUR,
+            Bind.of("area_based_list2", "mapx,mapy", "get_nearby_msrstn_list", "tmX,tmY", "project:wgs84:tm"),
+            NEARBY_REALTIME,
+        ),
+        air_at_site,
+        length=4,
+    ),
+    Need("places_in_district", "tourism", SEQ, (REGION_SIDO_TOUR, REGION_SGG_TOUR), places_in_district, length=2),
+    Need("apt_trades_in_dong", "real_estate", DRV, (REGION_TRADES,), apt_trades_in_dong, length=2),
+    Need("compare_districts", "real_estate", CMP, (REGION_TRADES,), compare_districts, length=4),
+    Need("jeonse_under_budget", "real_estate", DRV, (REGION_RENT,), jeonse_under_budget, length=2),
+    Need(
+        "apt_building",
+        "real_estate",
+        SEQ,
+        (
+            REGION_DEV,
+            Bind.of("get_rtms_data_svc_apt_trade_dev", "sggCd", "get_br_title_info", "sigunguCd"),
+            Bind.of("get_rtms_data_svc_apt_trade_dev", "umdCd", "get_br_title_info", "bjdongCd"),
+            Bind.of("get_rtms_data_svc_apt_trade_dev", "bonbun", "get_br_title_info", "bun"),
+            Bind.of("get_rtms_data_svc_apt_trade_dev", "bubun", "get_br_title_info", "ji"),
+        ),
+        apt_building,
+        length=3,
+    ),
+    Need(
+        "dong_population",
+        "region",
+        SEQ,
+        (Bind.of("get_stan_regin_cd_list", "region_cd", "select_stdg_ppltn_hh_stus", "stdgCd"),),
+        dong_population,
+        length=2,
+    ),
+    Need(
+        "next_bus",
+        "transport",
+        SEQ,
+        (Bind.of("get_station_by_name", "arsId", "get_station_by_uid", "arsId"),),
+        next_bus,
+        length=2,
+    ),
+    Need("subway_arrival", "transport", SEQ, (), subway_arrival, tools=("realtime_station_arrival",), length=1),
+    Need(
+        "hospital_hours",
+        "health",
+        SEQ,
+        (Bind.of("get_hosp_basis_list", "ykiho", "get_dtl_info2_7", "ykiho"),),
+        hospital_hours,
+        length=2,
+    ),
+    Need(
+        "pharmacies_open_now",
+        "health",
+        DRV,
+        (),
+        pharmacies_open_now,
+        tools=("get_parmacy_list_info_inqire",),
+        length=1,
+    ),
+    Need(
+        "holiday_pharmacy",
+        "health",
+        COND,
+        (),
+        holiday_pharmacy,
+        tools=("get_rest_de_info", "get_parmacy_list_info_inqire"),
+        length=2,
+    ),
+    Need("weekday_holidays", "calendar", DRV, (), weekday_holidays, tools=("get_rest_de_info",), length=1),
+    Need("drug_info", "health", SEQ, (), drug_info, tools=("get_drb_easy_drug_list",), length=1, weight=0.5),
+    Need(
+        "drug_maker_status",
+        "business",
+        SEQ,
+        (Bind.of("get_drb_easy_drug_list", "bizrno", "status", "b_no"),),
+        drug_maker_status,
+        length=2,
+    ),
+    Need(
+        "subscription_types",
+        "housing",
+        SEQ,
+        (
+            Bind.of(
+                "get_apt_lttot_pblanc_detail",
+                "HOUSE_MANAGE_NO",
+                "get_apt_lttot_pblanc_mdl",
+                "cond[HOUSE_MANAGE_NO::EQ]",
+            ),
+            Bind.of("get_apt_lttot_pblanc_detail", "PBLANC_NO", "get_apt_lttot_pblanc_mdl", "cond[PBLANC_NO::EQ]"),
+        ),
+        subscription_types,
+        length=2,
+    ),
+)

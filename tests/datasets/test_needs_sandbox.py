@@ -1,0 +1,99 @@
+"""Need-first synthesis on the sandbox over a real socket: properties over a few hundred generated items.
+
+The snapshot holds exactly the edges the need catalog travels, stored as verified; the run is the default
+(`strategy` needs, the offline writer, the rule filters), as `manage.py synthesize` makes it.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from benchmarks.engine.checkers import find_word, numbers_match, read_quantities
+from datasets.engine.naturalness import CODE_TOKEN, CRITERIA
+from datasets.engine.needs import NEEDS
+from datasets.models import SynthesisRun, Trajectory
+from datasets.services import synthesis_run_create, synthesis_run_execute
+from tests.datasets.sandbox import verified_snapshot
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
+
+NEED_EDGES = sorted(
+    {(b.source, ",".join(b.fields), b.target, ",".join(b.params), b.transform) for n in NEEDS for b in n.binds}
+)
+# Research §5 chains the catalog realises: 1 (법정동 -> MOLIT), 5 (TM -> station -> readings), 7 (Seoul stop ->
+# arrivals), 8 (TourAPI place -> details), 9 (holiday -> pharmacies), 10 (HIRA -> details), 13 (법정동 ->
+# population), 14 (청약 notice -> house types).
+DOCUMENTED = {
+    "apt_trades_in_dong",
+    "air_in_dong",
+    "next_bus",
+    "site_hours",
+    "holiday_pharmacy",
+    "hospital_hours",
+    "dong_population",
+    "subscription_types",
+}
+
+
+@pytest.fixture
+def need_snapshot(catalog, on_sandbox):
+    return verified_snapshot(catalog, edges=NEED_EDGES, note="need catalog")
+
+
+def _stated(value: str, answer: str) -> bool:
+    if find_word(value, answer):
+        return True
+    try:
+        return numbers_match(read_quantities(answer), float(value.replace(",", ""))) is not None
+    except ValueError:
+        return False
+
+
+def test_a_default_run_writes_requests_users_would_type_and_answers_that_answer(need_snapshot):
+    run = synthesis_run_create(params={"count": 200, "seed": 11, "concurrency": 8}, snapshot=need_snapshot)
+    assert run.params["strategy"] == "needs"
+    synthesis_run_execute(run=run)
+    run = SynthesisRun.objects.get(pk=run.pk)
+    counters = run.counters
+    stored = list(Trajectory.objects.filter(run=run).prefetch_related("calls"))
+    kept = [t for t in stored if t.status == Trajectory.Status.PENDING_REVIEW]
+    assert run.status == "finished" and len(kept) >= 150, counters
+    # The offline writer passes every stage on its own: nothing it wrote fails the naturalness stage.
+    assert not [t.filters["natural"]["problems"] for t in stored if not t.filters["natural"]["passed"]]
+    assert counters["filtered"] <= 0.02 * len(stored), counters["failed_filters"]
+
+    for t in kept:
+        calls = sorted(t.calls.all(), key=lambda c: c.seq)
+        facts = t.facts
+        # No code the user could not know: no token shaped like one, no value passed between calls.
+        assert not CODE_TOKEN.search(t.request), t.request
+        for value in facts["intermediate"]:
+            if len(str(value)) >= 3 and not any(str(value) in n for ns in t.named for n in ns):
+                assert str(value) not in t.request, (t.request, value)
+        # Every pick states its criterion.
+        assert all(p["criterion"] in CRITERIA for p in facts["picks"]), facts["picks"]
+        # Every hop feeds a later call or the answer.
+        steps = sorted({c.step.index for c in calls})
+        fed = {b.get("from_step") for c in calls for b in c.bindings}
+        answered = {f["step"] for f in facts["answer"]}
+        assert all(s in fed or s in answered for s in steps[:-1]), (t.request, steps, fed, answered)
+        assert max(steps) in answered
+        # Every requested value is in the answer.
+        for wanted in facts["requested"]:
+            assert any(_stated(v, t.answer) for v in wanted["values"]), (t.request, t.answer, wanted)
+        # Lists: whole when short, else the total is stated.
+        for listing in facts["lists"]:
+            assert listing["shown"] == listing["total"] or (
+                listing["total"] > 10 and re.search(rf"(?<!\d){listing['total']}(?!\d)", t.answer.replace(",", ""))
+            )
+        assert not re.search(r"\((?:으|이|을|를|은|는|과|와|가)\)|\{|\}", t.request + t.answer)
+
+    needs = {t.facts["need"] for t in kept}
+    assert needs >= DOCUMENTED, DOCUMENTED - needs
+    # Diversity: every domain is there, no template dominates, three registers.
+    diversity = run.diversity
+    assert len(diversity["domains"]) >= 8 and diversity["max_per_template"] <= 0.1 * len(kept) + 2
+    registers = {t.generator_note.rsplit(" ", 1)[-1] for t in kept}
+    assert registers == {"haeyo", "banmal", "hamnida"}
