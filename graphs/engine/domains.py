@@ -73,7 +73,16 @@ DOMAINS: dict[str, Domain] = {
         ),
         _d("sido.short", "시도 약칭 (서울, 경기)", samples=("서울", "부산", "경기"), confusable="sigungu.name"),
         _d("sigungu.name", "시군구명 (종로구)", samples=("종로구", "강남구", "해운대구"), confusable="emd.name"),
-        _d("emd.name", "읍면동명 (청운동)", samples=("청운동", "역삼동", "신내동"), confusable="sigungu.name"),
+        _d("emd.name", "법정 읍면동명 (청운동)", samples=("청운동", "역삼동", "신내동"), confusable="sigungu.name"),
+        # AirKorea's TM reference points are listed by 행정동 (역삼1동), not 법정동 (역삼동): another spelling.
+        _d(
+            "emd.admin",
+            "행정동명 (역삼1동, 에어코리아 TM 기준좌표)",
+            samples=("혜화동", "역삼1동"),
+            confusable="sigungu.name",
+        ),
+        # 심평원 writes a 구 of a 시 as one word (성남분당구), where others write 성남시 분당구.
+        _d("sigungu.name_hira", "심평원 시군구명 (성남분당구)", samples=("중랑구", "성남분당구")),
         _d("region.name", "지역주소명 (서울특별시 종로구)", samples=("서울특별시 종로구", "부산광역시 해운대구")),
         _d("hira.sido", "심평원 시도코드 6자리", samples=("110000", "210000", "310000"), confusable="sgg5"),
         _d("hira.sggu", "심평원 시군구코드 6자리", samples=("110019", "110001", "210001"), confusable="sgg5"),
@@ -235,7 +244,7 @@ RULES: tuple[Rule, ...] = (
     _r("airkorea.station", r"stationname", "B552584"),
     _r("sido.short", r"sidoname", "B552584"),
     _r("sigungu.name", r"sggname", "B552584"),
-    _r("emd.name", r"umdname", "B552584"),
+    _r("emd.admin", r"umdname", "B552584"),
     _r("measure", r"tm", "B552584", "field"),  # getNearbyMsrstnList's tm is a distance in km
     _r("address.keyword", r"addr", "B552584", "param"),
     # TourAPI.
@@ -259,7 +268,7 @@ RULES: tuple[Rule, ...] = (
     _r("hira.sido", r"sidocd", "B551182"),
     _r("hira.sggu", r"sggucd", "B551182"),
     _r("sido.short", r"sidocdnm", "B551182"),
-    _r("sigungu.name", r"sggucdnm", "B551182"),
+    _r("sigungu.name_hira", r"sggucdnm", "B551182"),
     _r("emd.name", r"emdongnm", "B551182"),
     _r("wgs84.lon", r"xpos", "B551182"),
     _r("wgs84.lat", r"ypos", "B551182"),
