@@ -127,6 +127,7 @@ DOMAINS: dict[str, Domain] = {
         # Air quality.
         _d("airkorea.station", "에어코리아 측정소명", samples=("종로구", "중구", "강남구"), confusable="emd.name"),
         _d("airkorea.station_code", "에어코리아 측정소 코드", chainable=False),
+        _d("airkorea.dm", "위도 또는 경도 (ver에 따라 바뀜)", chainable=False),
         # Buses.
         _d("tago.city", "TAGO 도시코드", samples=("25", "22", "12"), confusable="tour.area"),
         _d("tago.node", "TAGO 정류소 ID", samples=("DJB8001793", "DJB8001583"), confusable="tago.route"),
@@ -236,9 +237,9 @@ RULES: tuple[Rule, ...] = (
     _r("seoul.route_id", r"busrouteid", "ws.bus.go.kr"),
     _r("tago.route_no", r"rtnm|busrouteabrv", "ws.bus.go.kr"),
     _r("text", r"stationnm\d|nxtstn|adirection|sectnm|arrmsg.*|plainno\d", "ws.bus.go.kr"),
-    # AirKorea: dmX/dmY are a pair whose order depends on ver (coordinate pairs find their frame by values).
-    _r("wgs84.lat", r"dmx", "B552584"),
-    _r("wgs84.lon", r"dmy", "B552584"),
+    # AirKorea getMsrstnList: dmX is a latitude and dmY a longitude, or the other way round with ver 1.1 or
+    # later: a field whose axis depends on the request is bound into nothing.
+    _r("airkorea.dm", r"dmx|dmy", "B552584"),
     _r("tm.x", r"tmx", "B552584"),
     _r("tm.y", r"tmy", "B552584"),
     _r("airkorea.station", r"stationname", "B552584"),
@@ -431,9 +432,6 @@ TOOL_RULES: dict[tuple[str, str], str] = {
 # that parameter was given). TourAPI areaCode2 lists areas without an areaCode and that area's 시군구 with one.
 REQUEST_DOMAINS: dict[tuple[str, str], tuple[str, str]] = {
     ("B551011", "code"): ("areaCode", "tour.sigungu"),
-    # AirKorea getMsrstnList: dmX is a latitude, dmY a longitude, and the other way round with ver 1.1 or later.
-    ("B552584", "dmx"): ("ver", "wgs84.lon"),
-    ("B552584", "dmy"): ("ver", "wgs84.lat"),
 }
 
 # Registered transforms between two domains (besides identity within one domain).
