@@ -83,6 +83,10 @@ DOMAINS: dict[str, Domain] = {
         ),
         # 심평원 writes a 구 of a 시 as one word (성남분당구), where others write 성남시 분당구.
         _d("sigungu.name_hira", "심평원 시군구명 (성남분당구)", samples=("중랑구", "성남분당구")),
+        # Names whose spelling across providers is not confirmed stay apart until it is: 실거래가's sggNm (시 and
+        # 구 written together or apart), 심평원's sidoCdNm (세종시 where AirKorea writes 세종).
+        _d("sigungu.name_rtms", "실거래가 시군구명 (표기 미확인)", chainable=False),
+        _d("sido.short_hira", "심평원 시도명 (세종시, 표기가 에어코리아와 다름)", chainable=False),
         _d("region.name", "지역주소명 (서울특별시 종로구)", samples=("서울특별시 종로구", "부산광역시 해운대구")),
         _d("hira.sido", "심평원 시도코드 6자리", samples=("110000", "210000", "310000"), confusable="sgg5"),
         _d("hira.sggu", "심평원 시군구코드 6자리", samples=("110019", "110001", "210001"), confusable="sgg5"),
@@ -268,7 +272,7 @@ RULES: tuple[Rule, ...] = (
     # HIRA.
     _r("hira.sido", r"sidocd", "B551182"),
     _r("hira.sggu", r"sggucd", "B551182"),
-    _r("sido.short", r"sidocdnm", "B551182"),
+    _r("sido.short_hira", r"sidocdnm", "B551182"),
     _r("sigungu.name_hira", r"sggucdnm", "B551182"),
     _r("emd.name", r"emdongnm", "B551182"),
     _r("wgs84.lon", r"xpos", "B551182"),
@@ -307,7 +311,7 @@ RULES: tuple[Rule, ...] = (
     _r("sgg5", r"lawdcd|sggcd|sigungucd|roadnmsggcd", "1613000"),
     _r("umd5", r"umdcd|bjdongcd|nabjdongcd", "1613000"),
     _r("emd.name", r"umdnm", "1613000"),
-    _r("sigungu.name", r"sggnm", "1613000"),
+    _r("sigungu.name_rtms", r"sggnm", "1613000"),
     _r("lot.bun4", r"bun|bonbun", "1613000"),
     _r("lot.ji4", r"ji|bubun", "1613000"),
     _r("lot.plat_gb", r"platgbcd|landcd", "1613000"),
