@@ -23,7 +23,7 @@ from graphs.engine.names import is_control_param, normalize
 
 UNKNOWN = "unknown"
 UNKNOWN_PENALTY = 0.5  # a known <-> unknown pair keeps this share of its score
-BOTH_UNKNOWN_PENALTY = 0.35  # and an unknown <-> unknown pair this share
+BOTH_UNKNOWN_PENALTY = 0.5  # and an unknown <-> unknown pair this share (a catalog no rule knows yet)
 
 
 @dataclass(frozen=True)
@@ -457,33 +457,36 @@ NEGATIVE_ANSWERS: tuple[tuple[str, str], ...] = (
 )
 
 
-def _provider_matches(rule: Rule, provider: str) -> bool:
-    return not rule.provider or rule.provider.lower() in provider.lower()
+# Provider rules first, then general ones, each with its pattern compiled once.
+_COMPILED = [(rule, re.compile(rule.names), rule.provider.lower()) for rule in RULES if rule.provider] + [
+    (rule, re.compile(rule.names), "") for rule in RULES if not rule.provider
+]
 
 
-@lru_cache(maxsize=65536)
 def infer(name: str, *, provider: str = "", side: str = "", tool: str = "") -> str:
     """The domain of a parameter (side="param") or record field (side="field") of a provider's tool."""
     short = name.rsplit(".", 1)[-1]
     if "[]." in short:
         short = short.split("[].", 1)[1]
     norm = normalize(short)
-    if not norm:
-        return UNKNOWN
-    if side != "field" and is_control_param(short):
-        return "option"
     if (tool, norm) in TOOL_RULES:
         return TOOL_RULES[(tool, norm)]
-    for general in (False, True):
-        for rule in RULES:
-            if bool(rule.provider) == general:
-                continue
-            if rule.side and side and rule.side != side:
-                continue
-            if not _provider_matches(rule, provider):
-                continue
-            if re.fullmatch(rule.names, norm):
-                return rule.domain
+    if side != "field" and is_control_param(short):
+        return "option"
+    return _infer(norm, provider.lower(), side)
+
+
+@lru_cache(maxsize=65536)
+def _infer(norm: str, provider: str, side: str) -> str:
+    if not norm:
+        return UNKNOWN
+    for rule, pattern, rule_provider in _COMPILED:
+        if rule.side and side and rule.side != side:
+            continue
+        if rule_provider and rule_provider not in provider:
+            continue
+        if pattern.fullmatch(norm):
+            return rule.domain
     return UNKNOWN
 
 
@@ -518,6 +521,7 @@ class Match:
     reason: str
 
 
+@lru_cache(maxsize=4096)
 def match(source: str, target: str) -> Match | None:
     """None when a value of `source` can never fill `target`; else the transforms allowed and a penalty."""
     s, t = domain(source), domain(target)
