@@ -15,6 +15,9 @@ class CandidateEdgeFilterSet(django_filters.FilterSet):
         method="by_provider", label="Provider", help_text="Either end's provider code."
     )
     tool = django_filters.NumberFilter(method="by_tool", label="Tool", help_text="Either end's tool id.")
+    domain = django_filters.CharFilter(
+        method="by_domain", label="Domain", help_text='Either end\'s value domain, e.g. "sgg5" (docs/edge.md §0).'
+    )
     source_tool = django_filters.NumberFilter(field_name="source_tool_id")
     target_tool = django_filters.NumberFilter(field_name="target_tool_id")
     proposer = django_filters.ChoiceFilter(choices=CandidateEdge.Proposer.choices)
@@ -24,7 +27,7 @@ class CandidateEdgeFilterSet(django_filters.FilterSet):
 
     class Meta:
         model = CandidateEdge
-        fields = ["q", "status", "provider", "tool", "source_tool", "target_tool", "proposer", "transform"]
+        fields = ["q", "status", "provider", "tool", "domain", "source_tool", "target_tool", "proposer", "transform"]
 
     def search(self, queryset, name, value):
         for word in value.split():
@@ -45,6 +48,11 @@ class CandidateEdgeFilterSet(django_filters.FilterSet):
 
     def by_tool(self, queryset, name, value):
         return queryset.filter(Q(source_tool_id=value) | Q(target_tool_id=value))
+
+    def by_domain(self, queryset, name, value):
+        from graphs.selectors import network_edges
+
+        return queryset.filter(pk__in=network_edges(domain=value).values("pk"))
 
 
 class EdgeTrialFilterSet(django_filters.FilterSet):

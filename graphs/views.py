@@ -103,6 +103,7 @@ def edge_list_page(request):
         "order": order,
         "orders": list(EDGE_ORDERINGS),
         "providers": providers(),
+        "domains": edge_domains(),
         "values": request.GET,
         "selected_statuses": request.GET.getlist("status"),
         "status_choices": CandidateEdge.Status.choices,

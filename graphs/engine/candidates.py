@@ -509,8 +509,18 @@ def _pairs(tool: ToolInfo, *, of_params: bool) -> list[tuple[CoordPair, str]]:
 
 def _coordinate_candidates(tools: Sequence[ToolInfo], config: MatchConfig, provider_of: dict) -> list[Candidate]:
     """Pairs in different frames linked by a projection; pairs in the same frame are plain field links."""
-    sources = [(i, pair, doc) for i, tool in enumerate(tools) for pair, doc in _pairs(tool, of_params=False)]
-    targets = [(i, pair, doc) for i, tool in enumerate(tools) for pair, doc in _pairs(tool, of_params=True)]
+    sources = [
+        (i, pair, doc)
+        for i, tool in enumerate(tools)
+        for pair, doc in _pairs(tool, of_params=False)
+        if _pair_in_frame(tool, pair, "field")
+    ]
+    targets = [
+        (i, pair, doc)
+        for i, tool in enumerate(tools)
+        for pair, doc in _pairs(tool, of_params=True)
+        if _pair_in_frame(tool, pair, "param")
+    ]
     if not sources or not targets:
         return []
     retriever = TfidfRetriever(max_postings=config.max_postings)
@@ -567,6 +577,17 @@ def _coordinate_candidates(tools: Sequence[ToolInfo], config: MatchConfig, provi
         # Positions come in many frames from few tools each: a pair keeps twice the usual number of sources.
         found.extend(_diverse(ranked, replace(config, per_target=2 * config.per_target), provider_of))
     return found
+
+
+def _pair_in_frame(tool: ToolInfo, pair: CoordPair, side: str) -> bool:
+    """A pair found by its values is bound only when the domain table does not say otherwise: a known domain
+    must be the frame's coordinate of that axis (AirKorea's dmX/dmY, whose axes swap with ver, never are)."""
+    expected = D.pair_domains(pair.frame or "")
+    for name, want in zip((pair.x, pair.y), expected, strict=True):
+        found = D.infer(name, provider=tool.provider, side=side, tool=tool.name)
+        if found != D.UNKNOWN and found != want:
+            return False
+    return True
 
 
 def _pair_samples(tool: ToolInfo, pair: CoordPair) -> list[tuple[str, str]]:

@@ -23,7 +23,7 @@ from graphs.engine.names import is_control_param, normalize
 
 UNKNOWN = "unknown"
 UNKNOWN_PENALTY = 0.5  # a known <-> unknown pair keeps this share of its score
-BOTH_UNKNOWN_PENALTY = 0.35  # and an unknown <-> unknown pair this share
+BOTH_UNKNOWN_PENALTY = 0.5  # and an unknown <-> unknown pair this share (a catalog no rule knows yet)
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,20 @@ DOMAINS: dict[str, Domain] = {
         ),
         _d("sido.short", "시도 약칭 (서울, 경기)", samples=("서울", "부산", "경기"), confusable="sigungu.name"),
         _d("sigungu.name", "시군구명 (종로구)", samples=("종로구", "강남구", "해운대구"), confusable="emd.name"),
-        _d("emd.name", "읍면동명 (청운동)", samples=("청운동", "역삼동", "신내동"), confusable="sigungu.name"),
+        _d("emd.name", "법정 읍면동명 (청운동)", samples=("청운동", "역삼동", "신내동"), confusable="sigungu.name"),
+        # AirKorea's TM reference points are listed by 행정동 (역삼1동), not 법정동 (역삼동): another spelling.
+        _d(
+            "emd.admin",
+            "행정동명 (역삼1동, 에어코리아 TM 기준좌표)",
+            samples=("혜화동", "역삼1동"),
+            confusable="sigungu.name",
+        ),
+        # 심평원 writes a 구 of a 시 as one word (성남분당구), where others write 성남시 분당구.
+        _d("sigungu.name_hira", "심평원 시군구명 (성남분당구)", samples=("중랑구", "성남분당구")),
+        # Names whose spelling across providers is not confirmed stay apart until it is: 실거래가's sggNm (시 and
+        # 구 written together or apart), 심평원's sidoCdNm (세종시 where AirKorea writes 세종).
+        _d("sigungu.name_rtms", "실거래가 시군구명 (표기 미확인)", chainable=False),
+        _d("sido.short_hira", "심평원 시도명 (세종시, 표기가 에어코리아와 다름)", chainable=False),
         _d("region.name", "지역주소명 (서울특별시 종로구)", samples=("서울특별시 종로구", "부산광역시 해운대구")),
         _d("hira.sido", "심평원 시도코드 6자리", samples=("110000", "210000", "310000"), confusable="sgg5"),
         _d("hira.sggu", "심평원 시군구코드 6자리", samples=("110019", "110001", "210001"), confusable="sgg5"),
@@ -118,6 +131,7 @@ DOMAINS: dict[str, Domain] = {
         # Air quality.
         _d("airkorea.station", "에어코리아 측정소명", samples=("종로구", "중구", "강남구"), confusable="emd.name"),
         _d("airkorea.station_code", "에어코리아 측정소 코드", chainable=False),
+        _d("airkorea.dm", "위도 또는 경도 (ver에 따라 바뀜)", chainable=False),
         # Buses.
         _d("tago.city", "TAGO 도시코드", samples=("25", "22", "12"), confusable="tour.area"),
         _d("tago.node", "TAGO 정류소 ID", samples=("DJB8001793", "DJB8001583"), confusable="tago.route"),
@@ -227,15 +241,15 @@ RULES: tuple[Rule, ...] = (
     _r("seoul.route_id", r"busrouteid", "ws.bus.go.kr"),
     _r("tago.route_no", r"rtnm|busrouteabrv", "ws.bus.go.kr"),
     _r("text", r"stationnm\d|nxtstn|adirection|sectnm|arrmsg.*|plainno\d", "ws.bus.go.kr"),
-    # AirKorea: dmX/dmY are a pair whose order depends on ver (coordinate pairs find their frame by values).
-    _r("wgs84.lat", r"dmx", "B552584"),
-    _r("wgs84.lon", r"dmy", "B552584"),
+    # AirKorea getMsrstnList: dmX is a latitude and dmY a longitude, or the other way round with ver 1.1 or
+    # later: a field whose axis depends on the request is bound into nothing.
+    _r("airkorea.dm", r"dmx|dmy", "B552584"),
     _r("tm.x", r"tmx", "B552584"),
     _r("tm.y", r"tmy", "B552584"),
     _r("airkorea.station", r"stationname", "B552584"),
     _r("sido.short", r"sidoname", "B552584"),
     _r("sigungu.name", r"sggname", "B552584"),
-    _r("emd.name", r"umdname", "B552584"),
+    _r("emd.admin", r"umdname", "B552584"),
     _r("measure", r"tm", "B552584", "field"),  # getNearbyMsrstnList's tm is a distance in km
     _r("address.keyword", r"addr", "B552584", "param"),
     # TourAPI.
@@ -258,8 +272,8 @@ RULES: tuple[Rule, ...] = (
     # HIRA.
     _r("hira.sido", r"sidocd", "B551182"),
     _r("hira.sggu", r"sggucd", "B551182"),
-    _r("sido.short", r"sidocdnm", "B551182"),
-    _r("sigungu.name", r"sggucdnm", "B551182"),
+    _r("sido.short_hira", r"sidocdnm", "B551182"),
+    _r("sigungu.name_hira", r"sggucdnm", "B551182"),
     _r("emd.name", r"emdongnm", "B551182"),
     _r("wgs84.lon", r"xpos", "B551182"),
     _r("wgs84.lat", r"ypos", "B551182"),
@@ -297,7 +311,7 @@ RULES: tuple[Rule, ...] = (
     _r("sgg5", r"lawdcd|sggcd|sigungucd|roadnmsggcd", "1613000"),
     _r("umd5", r"umdcd|bjdongcd|nabjdongcd", "1613000"),
     _r("emd.name", r"umdnm", "1613000"),
-    _r("sigungu.name", r"sggnm", "1613000"),
+    _r("sigungu.name_rtms", r"sggnm", "1613000"),
     _r("lot.bun4", r"bun|bonbun", "1613000"),
     _r("lot.ji4", r"ji|bubun", "1613000"),
     _r("lot.plat_gb", r"platgbcd|landcd", "1613000"),
@@ -422,9 +436,6 @@ TOOL_RULES: dict[tuple[str, str], str] = {
 # that parameter was given). TourAPI areaCode2 lists areas without an areaCode and that area's 시군구 with one.
 REQUEST_DOMAINS: dict[tuple[str, str], tuple[str, str]] = {
     ("B551011", "code"): ("areaCode", "tour.sigungu"),
-    # AirKorea getMsrstnList: dmX is a latitude, dmY a longitude, and the other way round with ver 1.1 or later.
-    ("B552584", "dmx"): ("ver", "wgs84.lon"),
-    ("B552584", "dmy"): ("ver", "wgs84.lat"),
 }
 
 # Registered transforms between two domains (besides identity within one domain).
@@ -446,33 +457,36 @@ NEGATIVE_ANSWERS: tuple[tuple[str, str], ...] = (
 )
 
 
-def _provider_matches(rule: Rule, provider: str) -> bool:
-    return not rule.provider or rule.provider.lower() in provider.lower()
+# Provider rules first, then general ones, each with its pattern compiled once.
+_COMPILED = [(rule, re.compile(rule.names), rule.provider.lower()) for rule in RULES if rule.provider] + [
+    (rule, re.compile(rule.names), "") for rule in RULES if not rule.provider
+]
 
 
-@lru_cache(maxsize=65536)
 def infer(name: str, *, provider: str = "", side: str = "", tool: str = "") -> str:
     """The domain of a parameter (side="param") or record field (side="field") of a provider's tool."""
     short = name.rsplit(".", 1)[-1]
     if "[]." in short:
         short = short.split("[].", 1)[1]
     norm = normalize(short)
-    if not norm:
-        return UNKNOWN
-    if side != "field" and is_control_param(short):
-        return "option"
     if (tool, norm) in TOOL_RULES:
         return TOOL_RULES[(tool, norm)]
-    for general in (False, True):
-        for rule in RULES:
-            if bool(rule.provider) == general:
-                continue
-            if rule.side and side and rule.side != side:
-                continue
-            if not _provider_matches(rule, provider):
-                continue
-            if re.fullmatch(rule.names, norm):
-                return rule.domain
+    if side != "field" and is_control_param(short):
+        return "option"
+    return _infer(norm, provider.lower(), side)
+
+
+@lru_cache(maxsize=65536)
+def _infer(norm: str, provider: str, side: str) -> str:
+    if not norm:
+        return UNKNOWN
+    for rule, pattern, rule_provider in _COMPILED:
+        if rule.side and side and rule.side != side:
+            continue
+        if rule_provider and rule_provider not in provider:
+            continue
+        if pattern.fullmatch(norm):
+            return rule.domain
     return UNKNOWN
 
 
@@ -507,6 +521,7 @@ class Match:
     reason: str
 
 
+@lru_cache(maxsize=4096)
 def match(source: str, target: str) -> Match | None:
     """None when a value of `source` can never fill `target`; else the transforms allowed and a penalty."""
     s, t = domain(source), domain(target)

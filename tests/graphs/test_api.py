@@ -155,3 +155,10 @@ def test_reset_puts_an_edge_back_to_its_prior(reviewer_api, graph_data):
     edge = CandidateEdge.objects.get(pk=graph_data.verified.pk)
     assert edge.status == "proposed" and (edge.alpha, edge.beta) == (edge.prior_alpha, edge.prior_beta)
     assert edge.trials_success == 0 and edge.trials.count() == 2
+
+
+def test_edges_filter_by_the_domain_of_either_end(annotator_api, graph_data):
+    rows = annotator_api.get("/api/v1/edges/", {"domain": "sgg5"}).json()["results"]
+    assert {row["id"] for row in rows} == {graph_data.verified.pk, graph_data.pruned.pk}
+    assert all(row["domains"] == {"source": ["bjd10"], "target": ["sgg5"]} for row in rows)
+    assert annotator_api.get("/api/v1/edges/", {"domain": "tour.area"}).json()["results"] == []

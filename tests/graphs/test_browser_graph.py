@@ -38,3 +38,26 @@ def test_clicking_an_edge_opens_its_trials_and_a_tool_its_edges(live_server, pag
     click_point(page, 2)
     page.wait_for_url("**/graph/edges/?tool=*")
     assert "get_stan_regin_cd_list.region_cd" in page.locator("#edge-table").inner_text()
+
+
+def test_a_running_run_page_updates_by_itself_and_offers_resume_once_its_job_stopped(live_server, page, graph_data):
+    from graphs.models import VerificationRun
+    from kopa_site.models import Job
+    from kopa_site.roles import REVIEWER
+
+    run = graph_data.run
+    job = Job.objects.create(kind="edge.verify", params={"run_id": run.pk}, status="running")
+    VerificationRun.objects.filter(pk=run.pk).update(status="running", job=job, finished_at=None, state={"round": 1})
+    make_user("rita", REVIEWER)
+    log_in(page, live_server.url, "rita", "pw-rita")
+
+    page.goto(f"{live_server.url}{reverse('graphs:run', args=[run.pk])}")
+    live = page.locator("#run-live")
+    assert "1 of at most" in live.inner_text() and page.locator("text=Resume").count() == 0
+    # The job moves on and then dies: without a reload the page shows the new round, then offers Resume.
+    VerificationRun.objects.filter(pk=run.pk).update(state={"round": 3})
+    page.wait_for_function("document.querySelector('#run-live').innerText.includes('3 of at most')", timeout=10_000)
+    Job.objects.filter(pk=job.pk).update(status="failed")
+    VerificationRun.objects.filter(pk=run.pk).update(status="stopped")
+    page.wait_for_selector("#run-live button:has-text('Resume')", timeout=10_000)
+    assert page.locator("#run-live").get_attribute("hx-trigger") is None

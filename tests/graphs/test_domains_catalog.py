@@ -50,6 +50,10 @@ EXPECTED = {
     ("get_mid_ta", "field", "taMax4"): "measure",
     ("get_tm_stdr_crdnt", "field", "tmX"): "tm.x",
     ("get_tm_stdr_crdnt", "field", "sidoName"): "sido.full",
+    ("get_tm_stdr_crdnt", "param", "umdName"): "emd.admin",  # 행정동, not the 법정동 names of MOLIT or Juso
+    ("get_hosp_basis_list", "field", "sgguCdNm"): "sigungu.name_hira",  # 성남분당구
+    ("get_hosp_basis_list", "field", "sidoCdNm"): "sido.short_hira",  # 세종시, where AirKorea writes 세종
+    ("get_rtms_data_svc_offi_rent", "field", "sggNm"): "sigungu.name_rtms",
     ("get_nearby_msrstn_list", "param", "tmY"): "tm.y",
     ("get_nearby_msrstn_list", "field", "stationName"): "airkorea.station",
     ("get_nearby_msrstn_list", "field", "tm"): "measure",

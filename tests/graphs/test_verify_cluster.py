@@ -31,7 +31,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 EDGES = [
     ("get_stan_regin_cd_list", "region_cd", "get_rtms_data_svc_apt_trade", "LAWD_CD", "slice:0:5"),
-    ("get_tm_stdr_crdnt", "tmX", "get_nearby_msrstn_list", "tmX", "identity"),
+    ("get_tm_stdr_crdnt", "tmX,tmY", "get_nearby_msrstn_list", "tmX,tmY", "pair"),
     ("get_sttn_no_list", "nodeid", "get_sttn_accto_arvl_prearnge_info_list", "nodeId", "identity"),
     ("get_station_by_name", "arsId", "get_station_by_uid", "arsId", "identity"),
 ]
@@ -111,4 +111,8 @@ def test_a_killed_worker_resumes_without_losing_or_repeating_a_trial(real_queue,
         assert (
             edge.controls_passed
             == EdgeTrial.objects.filter(run=run, edge=edge, kind="control", outcome="success").count()
+        )
+        assert (
+            edge.confusions_held
+            == EdgeTrial.objects.filter(run=run, edge=edge, kind="confusion", outcome="success").count()
         )

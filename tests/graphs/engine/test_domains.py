@@ -73,6 +73,9 @@ def test_every_domain_in_the_tables_is_defined():
 def test_a_field_whose_kind_depends_on_the_request():
     assert D.request_domain("code", "tour.area", provider=TOUR, request={"areaCode": "1"}) == "tour.sigungu"
     assert D.request_domain("code", "tour.area", provider=TOUR, request={"numOfRows": "10"}) == "tour.area"
+    # AirKorea's dmX is a latitude or a longitude depending on ver: it is bound into nothing.
+    assert D.infer("dmX", provider=AIRKOREA, side="field", tool="get_msrstn_list") == "airkorea.dm"
+    assert not D.chainable("airkorea.dm")
 
 
 def test_an_echo_is_the_input_or_a_known_projection_of_it():
