@@ -253,3 +253,16 @@ def version_jsonl_lines(version: DatasetVersion):
 
     for row in version.items.order_by("id").only("item").iterator(chunk_size=200):
         yield json.dumps(openai_record(row.item), ensure_ascii=False) + "\n"
+
+
+def version_export_path(*, name: str):
+    """Where training reads a frozen version: its exported folder (openai/*.jsonl, hf/, manifest.json,
+    version.json). Raises LookupError when there is no such version or it has not been exported yet."""
+    from pathlib import Path
+
+    version = DatasetVersion.objects.filter(name=name).first()
+    if version is None:
+        raise LookupError(f"no dataset version named {name!r}")
+    if not version.export_path or not Path(version.export_path, "version.json").is_file():
+        raise LookupError(f"dataset version {name!r} has not been exported yet; export it from its page first")
+    return Path(version.export_path)
