@@ -42,6 +42,7 @@ SHORTCUTS = (
     ("a", "approve (or, for a reviewer on a disputed item, adjudicate: approve)"),
     ("r", "reject: pick a reason with 1-6, Enter to send"),
     ("e", "edit the request, answer or arguments (Ctrl+Enter saves)"),
+    ("c", "claim this item (when it is free)"),
     ("x", "re-execute a call: jumps to the first call's arguments; Ctrl+Enter runs it"),
     ("j", "next item of my queue"),
     ("k", "previous item I decided"),
