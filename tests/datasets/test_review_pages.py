@@ -106,6 +106,9 @@ def test_reviewers_adjudicate_bulk_decide_and_freeze(client_as, people, items):
 
     # Bulk needs the reviewer role and the confirmed count.
     assert otto.post(reverse("datasets:review_bulk"), {"decision": "approve", "expected_count": "2"}).status_code == 403
+    assert otto.get(reverse("datasets:review_bulk")).status_code == 403
+    confirm = rita.get(reverse("datasets:review_bulk"), {"length": "2"}).content.decode()
+    assert 'id="actionable-count">3<' in confirm and 'name="filters" value="length=2"' in confirm
     rita.post(reverse("datasets:review_bulk"), {"decision": "approve", "expected_count": "5", "filters": ""})
     assert Trajectory.objects.filter(status=Trajectory.Status.APPROVED).count() == 1
     rita.post(reverse("datasets:review_bulk"), {"decision": "approve", "expected_count": "3", "filters": ""})
