@@ -119,9 +119,10 @@ def agreement_summary(rows) -> dict[str, Any]:
 
 
 def agreement_of(trajectory_ids=None) -> dict[str, Any]:
-    decisions = _standing_annotations().filter(trajectory__decision_count__gte=2)
+    overlapping = Trajectory.objects.filter(decision_count__gte=2)
     if trajectory_ids is not None:
-        decisions = decisions.filter(trajectory_id__in=trajectory_ids)
+        overlapping = overlapping.filter(pk__in=trajectory_ids)
+    decisions = _standing_annotations().filter(trajectory_id__in=overlapping.values("pk"))
     return agreement_summary(
         decisions.order_by("trajectory_id", "created_at", "id").values_list("trajectory_id", "decision")
     )

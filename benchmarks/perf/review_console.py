@@ -80,7 +80,7 @@ def generate(start: int, stop: int, annotators: list) -> None:
         for index in range(low, min(stop, low + BATCH)):
             provider = PROVIDERS[index % len(PROVIDERS)]
             junction = JUNCTIONS[index % len(JUNCTIONS)]
-            length = 1 + index % 6
+            length = 1 + (index // 6) % 6  # independent of the provider
             tools = [f"tool_{(index + k) % 40}" for k in range(length)]
             status = _status(index)
             rows.append(
@@ -100,7 +100,7 @@ def generate(start: int, stop: int, annotators: list) -> None:
                     provider_tags=f",{provider},",
                     dedupe_key=f"perf-{index}",
                     failed_stage="semantic" if status == "filtered" else "",
-                    decision_count=0 if status in ("pending_review", "filtered") else 1,
+                    decision_count=0 if status in ("pending_review", "filtered") else 1 + (index % 10 == 0),
                 )
             )
         made = Trajectory.objects.bulk_create(rows, batch_size=BATCH)
