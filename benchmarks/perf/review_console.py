@@ -168,7 +168,7 @@ def measure_pages(client, requests: int) -> dict[str, dict]:
 
 
 def measure_claims(claimers: int, rounds: int) -> dict:
-    from django.db import close_old_connections
+    from django.db import connection
     from django.db.models import Count
 
     from datasets import review
@@ -196,7 +196,7 @@ def measure_claims(claimers: int, rounds: int) -> dict:
         except Exception as exc:  # reported, never swallowed: the benchmark fails below
             errors.append(f"{user.username}: {type(exc).__name__}: {exc}")
         finally:
-            close_old_connections()
+            connection.close()  # this thread's own connection
 
     started = time.perf_counter()
     threads = [threading.Thread(target=work, args=(user,)) for user in users]

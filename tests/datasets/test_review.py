@@ -8,7 +8,7 @@ import threading
 from datetime import timedelta
 
 import pytest
-from django.db import close_old_connections
+from django.db import connection
 from django.utils import timezone
 
 from datasets import review
@@ -246,7 +246,7 @@ def test_concurrent_claimers_never_share_an_item():
             got = review.trajectory_claim(user=user)
             won[user.username] = got.pk if got else None
         finally:
-            close_old_connections()
+            connection.close()  # this thread's own connection
 
     threads = [threading.Thread(target=claim, args=(u,)) for u in users]
     for t in threads:
