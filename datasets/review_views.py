@@ -37,6 +37,7 @@ from kopa_site.page_helpers import query_without_page, require_role
 from kopa_site.roles import ADMIN, REVIEWER, has_role
 
 PAGE_SIZE = 50
+PAST = {"approve": "approved", "reject": "rejected"}
 WAITING_CAP = 1000
 OBSERVATION_ROWS = 20
 SHORTCUTS = (
@@ -163,7 +164,7 @@ def bulk_decide(request):
     except review.ReviewError as exc:
         messages.error(request, str(exc))
         return redirect(back)
-    messages.success(request, f"{done} item(s) marked {decision}d.")
+    messages.success(request, f"{done} item(s) marked {PAST.get(decision, decision)}.")
     return redirect(back)
 
 
@@ -346,7 +347,7 @@ def review_decide(request, pk: int, decision: str):
             review.trajectory_reject(trajectory=trajectory, user=request.user, reason=reason, note=note)
     except review.ReviewError as exc:
         return _refused(request, exc, pk, filters)
-    messages.success(request, f"Trajectory #{pk}: {decision}d. Press k to go back, u there to undo.")
+    messages.success(request, f"Trajectory #{pk}: {PAST.get(decision, decision)}. Press k to go back, u there to undo.")
     return _next(request, filters)
 
 

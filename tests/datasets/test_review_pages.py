@@ -48,7 +48,8 @@ def test_an_annotator_works_the_queue(client_as, people, items):
     assert response.status_code == 302
     follow = client.get(response["Location"])
     assert "a rejection needs a reason" in follow.content.decode()
-    client.post(reverse("datasets:review_reject", args=[pk]), {"reason": "incoherent_chain", "filters": ""})
+    done = client.post(reverse("datasets:review_reject", args=[pk]), {"reason": "incoherent_chain", "filters": ""})
+    assert f"Trajectory #{pk}: rejected." in client.get(done["Location"]).content.decode()
     assert ReviewDecision.objects.get(trajectory_id=pk).reason == "incoherent_chain"
     client.post(reverse("datasets:review_undo", args=[pk]), {"filters": ""})
     assert Trajectory.objects.get(pk=pk).status == Trajectory.Status.PENDING_REVIEW
