@@ -14,7 +14,7 @@ class TrajectoryFilterSet(django_filters.FilterSet):
     q = django_filters.CharFilter(
         method="search", label="Search", help_text="Words in the request, answer or tool names."
     )
-    status = django_filters.MultipleChoiceFilter(choices=Trajectory.Status.choices)
+    status = django_filters.MultipleChoiceFilter(choices=Trajectory.Status.choices, distinct=False)
     junction = django_filters.ChoiceFilter(
         choices=[(j, j) for j in JUNCTIONS], method="by_junction", label="Junction", help_text="Has this junction type."
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 
 class SynthesisRun(models.Model):
@@ -117,6 +118,7 @@ class Trajectory(models.Model):
         indexes = [
             models.Index(fields=["status", "created_at"], name="trajectory_status_created"),
             models.Index(fields=["status", "id"], name="trajectory_status_id"),
+            models.Index(fields=["decision_count"], name="trajectory_decision_count"),
             # The lists' order (newest first) without sorting the whole table.
             models.Index(fields=["created_at", "id"], name="trajectory_created_id"),
         ]
@@ -246,6 +248,7 @@ class ReviewDecision(models.Model):
     previous_status = models.CharField(max_length=20, help_text="The trajectory's status before; undo returns to it.")
     seconds = models.FloatField(null=True, blank=True, help_text="From claiming the item to deciding.")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    day = models.DateField(default=timezone.localdate, db_index=True, help_text="The local date, for per-day charts.")
     retracted_at = models.DateTimeField(null=True, blank=True, help_text="Set by undo; the decision no longer counts.")
 
     class Meta:

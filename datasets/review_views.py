@@ -37,11 +37,14 @@ from kopa_site.page_helpers import query_without_page, require_role
 from kopa_site.roles import ADMIN, REVIEWER, has_role
 
 PAGE_SIZE = 50
+PAST = {"approve": "approved", "reject": "rejected"}
+WAITING_CAP = 1000
 OBSERVATION_ROWS = 20
 SHORTCUTS = (
     ("a", "approve (or, for a reviewer on a disputed item, adjudicate: approve)"),
     ("r", "reject: pick a reason with 1-6, Enter to send"),
     ("e", "edit the request, answer or arguments (Ctrl+Enter saves)"),
+    ("c", "claim this item (when it is free)"),
     ("x", "re-execute a call: jumps to the first call's arguments; Ctrl+Enter runs it"),
     ("j", "next item of my queue"),
     ("k", "previous item I decided"),
@@ -96,12 +99,8 @@ def queue_page(request):
     filterset = TrajectoryFilterSet(request.GET, queryset=review_list())
     page = Paginator(filterset.qs, PAGE_SIZE).get_page(request.GET.get("page"))
     filters = query_without_page(request)
-    waiting = review.queue_for(user=request.user, queryset=filterset.qs).count()
-    actionable = (
-        filterset.qs.filter(status__in=[Trajectory.Status.PENDING_REVIEW, Trajectory.Status.DISPUTED]).count()
-        if has_role(request.user, REVIEWER)
-        else None
-    )
+    # Counted up to a cap: the exact number of a large queue costs a scan and changes nothing for the annotator.
+    waiting = review.queue_for(user=request.user, queryset=filterset.qs)[: WAITING_CAP + 1].count()
     context = {
         "filterset": filterset,
         "page": page,
@@ -111,8 +110,8 @@ def queue_page(request):
         "status_choices": Trajectory.Status.choices,
         "junctions": JUNCTIONS,
         "generators": Trajectory.Generator.choices,
-        "waiting": waiting,
-        "actionable": actionable,
+        "waiting": min(waiting, WAITING_CAP),
+        "waiting_more": waiting > WAITING_CAP,
         "held": Trajectory.objects.filter(held_by=request.user, held_until__gte=timezone.now()).first(),
         "policy": review.review_policy(),
         "is_reviewer": has_role(request.user, REVIEWER),
@@ -131,10 +130,20 @@ def queue_next(request):
 
 
 @login_required
-@require_POST
 def bulk_decide(request):
-    """Reviewers apply one decision to the filtered set; the form carries the count they confirmed."""
+    """Reviewers apply one decision to the filtered set: GET shows how many items it would change, POST carries
+    the count they confirmed (a different count now changes nothing)."""
     require_role(request, REVIEWER)
+    if request.method == "GET":
+        filters = query_without_page(request)
+        actionable = (
+            _filtered(filters).filter(status__in=[Trajectory.Status.PENDING_REVIEW, Trajectory.Status.DISPUTED]).count()
+        )
+        return render(
+            request,
+            "datasets/bulk_confirm.html",
+            {"filters": filters, "actionable": actionable, "reasons": REJECT_REASONS},
+        )
     filters = request.POST.get("filters", "")
     back = reverse("datasets:review") + (f"?{filters}" if filters else "")
     try:
@@ -155,7 +164,7 @@ def bulk_decide(request):
     except review.ReviewError as exc:
         messages.error(request, str(exc))
         return redirect(back)
-    messages.success(request, f"{done} item(s) marked {decision}d.")
+    messages.success(request, f"{done} item(s) marked {PAST.get(decision, decision)}.")
     return redirect(back)
 
 
@@ -338,7 +347,7 @@ def review_decide(request, pk: int, decision: str):
             review.trajectory_reject(trajectory=trajectory, user=request.user, reason=reason, note=note)
     except review.ReviewError as exc:
         return _refused(request, exc, pk, filters)
-    messages.success(request, f"Trajectory #{pk}: {decision}d. Press k to go back, u there to undo.")
+    messages.success(request, f"Trajectory #{pk}: {PAST.get(decision, decision)}. Press k to go back, u there to undo.")
     return _next(request, filters)
 
 

@@ -8,7 +8,6 @@ from datetime import timedelta
 from typing import Any
 
 from django.db.models import Avg, Count, Prefetch, Q, QuerySet
-from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from datasets.engine.agreement import cohens_kappa, krippendorff_alpha, percent_agreement
@@ -120,9 +119,10 @@ def agreement_summary(rows) -> dict[str, Any]:
 
 
 def agreement_of(trajectory_ids=None) -> dict[str, Any]:
-    decisions = _standing_annotations().filter(trajectory__decision_count__gte=2)
+    overlapping = Trajectory.objects.filter(decision_count__gte=2)
     if trajectory_ids is not None:
-        decisions = decisions.filter(trajectory_id__in=trajectory_ids)
+        overlapping = overlapping.filter(pk__in=trajectory_ids)
+    decisions = _standing_annotations().filter(trajectory_id__in=overlapping.values("pk"))
     return agreement_summary(
         decisions.order_by("trajectory_id", "created_at", "id").values_list("trajectory_id", "decision")
     )
@@ -152,11 +152,16 @@ def version_list() -> QuerySet[DatasetVersion]:
 
 
 def annotator_throughput(*, since=None) -> list[dict[str, Any]]:
-    """Per annotator: standing decisions, approvals, rejections, mean seconds per item, decisions since `since`."""
+    """Per annotator: standing decisions, approvals, rejections, mean seconds per item, decisions since `since`.
+
+    Grouped by user id (no join over every decision), names read afterwards for the few users there are."""
+    from django.contrib.auth import get_user_model
+
     since = since or timezone.now() - timedelta(days=1)
-    rows = (
+    rows = list(
         _standing_annotations()
-        .values("user__username")
+        .order_by()
+        .values("user_id")
         .annotate(
             decisions=Count("id"),
             approved=Count("id", filter=Q(decision=ReviewDecision.Decision.APPROVE)),
@@ -164,19 +169,19 @@ def annotator_throughput(*, since=None) -> list[dict[str, Any]]:
             recent=Count("id", filter=Q(created_at__gte=since)),
             mean_seconds=Avg("seconds"),
         )
-        .order_by("-decisions", "user__username")
     )
-    return [{**row, "user": row.pop("user__username") or "(deleted user)"} for row in rows]
+    names = dict(get_user_model().objects.filter(pk__in=[r["user_id"] for r in rows]).values_list("pk", "username"))
+    out = [{**row, "user": names.get(row.pop("user_id")) or "(deleted user)"} for row in rows]
+    return sorted(out, key=lambda row: (-row["decisions"], row["user"]))
 
 
 def reject_reasons_by_day(*, days: int = 30) -> dict[str, Any]:
     """Rejections per day and reason over the last `days` days (retracted ones left out)."""
-    since = timezone.now() - timedelta(days=days)
+    since = timezone.localdate() - timedelta(days=days)
     rows = (
         ReviewDecision.objects.filter(
-            decision=ReviewDecision.Decision.REJECT, retracted_at__isnull=True, created_at__gte=since
+            decision=ReviewDecision.Decision.REJECT, retracted_at__isnull=True, day__gte=since
         )
-        .annotate(day=TruncDate("created_at"))
         .values_list("day", "reason")
         .annotate(n=Count("id"))
         .order_by("day", "reason")
@@ -191,41 +196,38 @@ def reject_reasons_by_day(*, days: int = 30) -> dict[str, Any]:
     return {"days": days_seen, "reasons": table, "labels": dict(REJECT_REASONS)}
 
 
-def _bar(x: list, y: list, *, title: str, y_title: str, colour: str = SAFE_COLOURS[0]) -> dict[str, Any]:
-    import plotly.graph_objects as go
+def _layout(y_title: str, **extra) -> dict[str, Any]:
+    return {
+        "height": 300,
+        "margin": {"l": 50, "r": 10, "t": 10, "b": 60},
+        "yaxis": {"title": {"text": y_title}, "rangemode": "tozero"},
+        "plot_bgcolor": "#fff",
+        **extra,
+    }
 
-    figure = go.Figure(go.Bar(x=x, y=y, marker={"color": colour, "line": {"color": "#24292f", "width": 1}}))
-    figure.update_layout(
-        height=300, margin={"l": 50, "r": 10, "t": 10, "b": 60}, yaxis={"title": y_title}, plot_bgcolor="#fff"
-    )
-    return json.loads(figure.to_json())
+
+def _bar(x: list, y: list, *, y_title: str, colour: str = SAFE_COLOURS[0]) -> dict[str, Any]:
+    """A plotly.js bar chart as plain JSON (no Python-side figure objects: building those cost more than the
+    dashboard's queries)."""
+    trace = {"type": "bar", "x": x, "y": y, "marker": {"color": colour, "line": {"color": "#24292f", "width": 1}}}
+    return {"data": [trace], "layout": _layout(y_title)}
 
 
 def review_dashboard() -> dict[str, Any]:
     """Progress by status, per-annotator throughput, agreement and reject reasons over time, each with a chart."""
-    import plotly.graph_objects as go
-
     counts = status_counts()
     throughput = annotator_throughput()
     reasons = reject_reasons_by_day()
-    reason_figure = go.Figure()
-    for index, (reason, per_day) in enumerate(sorted(reasons["reasons"].items())):
-        reason_figure.add_trace(
-            go.Bar(
-                x=reasons["days"],
-                y=[per_day.get(day, 0) for day in reasons["days"]],
-                name=reasons["labels"].get(reason, reason or "(none)"),
-                marker={"color": SAFE_COLOURS[index % len(SAFE_COLOURS)], "pattern": {"shape": "/.x-|+"[index % 6]}},
-            )
-        )
-    reason_figure.update_layout(
-        barmode="stack",
-        height=320,
-        margin={"l": 50, "r": 10, "t": 10, "b": 60},
-        yaxis={"title": "rejections"},
-        plot_bgcolor="#fff",
-        legend={"orientation": "h", "y": -0.25},
-    )
+    reason_traces = [
+        {
+            "type": "bar",
+            "x": reasons["days"],
+            "y": [per_day.get(day, 0) for day in reasons["days"]],
+            "name": reasons["labels"].get(reason, reason or "(none)"),
+            "marker": {"color": SAFE_COLOURS[index % len(SAFE_COLOURS)], "pattern": {"shape": "/.x-|+"[index % 6]}},
+        }
+        for index, (reason, per_day) in enumerate(sorted(reasons["reasons"].items()))
+    ]
     labels = dict(Trajectory.Status.choices)
     return {
         "counts": [(labels[status], status, n) for status, n in counts.items()],
@@ -234,15 +236,17 @@ def review_dashboard() -> dict[str, Any]:
         "agreement": agreement_of(),
         "reasons": reasons,
         "figures": {
-            "status": _bar([labels[s] for s in counts], list(counts.values()), title="Status", y_title="trajectories"),
+            "status": _bar([labels[s] for s in counts], list(counts.values()), y_title="trajectories"),
             "throughput": _bar(
                 [row["user"] for row in throughput],
                 [row["decisions"] for row in throughput],
-                title="Decisions",
                 y_title="decisions",
                 colour=SAFE_COLOURS[3],
             ),
-            "reasons": json.loads(reason_figure.to_json()),
+            "reasons": {
+                "data": reason_traces,
+                "layout": _layout("rejections", barmode="stack", height=320, legend={"orientation": "h", "y": -0.25}),
+            },
         },
     }
 
@@ -253,3 +257,16 @@ def version_jsonl_lines(version: DatasetVersion):
 
     for row in version.items.order_by("id").only("item").iterator(chunk_size=200):
         yield json.dumps(openai_record(row.item), ensure_ascii=False) + "\n"
+
+
+def version_export_path(*, name: str):
+    """Where training reads a frozen version: its exported folder (openai/*.jsonl, hf/, manifest.json,
+    version.json). Raises LookupError when there is no such version or it has not been exported yet."""
+    from pathlib import Path
+
+    version = DatasetVersion.objects.filter(name=name).first()
+    if version is None:
+        raise LookupError(f"no dataset version named {name!r}")
+    if not version.export_path or not Path(version.export_path, "version.json").is_file():
+        raise LookupError(f"dataset version {name!r} has not been exported yet; export it from its page first")
+    return Path(version.export_path)

@@ -16,6 +16,7 @@ from datasets.api.serializers import TrajectorySerializer
 from datasets.filtersets import TrajectoryFilterSet
 from datasets.models import REJECT_REASONS, DatasetVersion, ReviewDecision, Trajectory, TrajectoryRevision
 from datasets.selectors import decisions_of, review_list, revisions_of, version_jsonl_lines, version_list
+from kopa_site.pagination import CappedLimitOffsetPagination
 from kopa_site.roles import ANNOTATOR, REVIEWER
 
 # --- Serializers ------------------------------------------------------------------------------------------
@@ -149,8 +150,19 @@ REFUSED = {
 }
 
 
+class QueuePagination(CappedLimitOffsetPagination):
+    """The queue's count stops at COUNT_CAP + 1: an exact count of a large queue costs a scan and tells nothing."""
+
+    COUNT_CAP = 1000
+
+    def get_count(self, queryset) -> int:
+        return queryset[: self.COUNT_CAP + 1].count()
+
+
 @extend_schema_view(
-    list=extend_schema(summary="My queue: items I may claim now (filters as the trajectory list)"),
+    list=extend_schema(
+        summary="My queue: items I may claim now (filters as the trajectory list; count stops at 1,001)"
+    ),
     retrieve=extend_schema(summary="One item with its review state (version, holder, decisions so far)"),
 )
 class ReviewViewSet(viewsets.ReadOnlyModelViewSet):
@@ -158,6 +170,7 @@ class ReviewViewSet(viewsets.ReadOnlyModelViewSet):
 
     serializer_class = ReviewItemSerializer
     filterset_class = TrajectoryFilterSet
+    pagination_class = QueuePagination
     read_role = ANNOTATOR
     action_roles = {
         "claim_next": ANNOTATOR,

@@ -31,9 +31,9 @@ def kept(snapshot):
     return pending
 
 
-def _shot(page, name: str) -> None:
+def _shot(page, name: str, *, full_page: bool = True) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=full_page)
 
 
 def _item_url(base: str, pk: int) -> str:
@@ -80,6 +80,7 @@ def test_the_review_console_end_to_end(kept, live_server, page, chromium, settin
     _press_and_wait(page, "Control+Enter")
     assert "re-executed" in page.inner_text("#diff-title")
     _shot(page, "02-re-executed-diff")
+    _shot(page, "02-first-screenful", full_page=False)
 
     _press_and_wait(page, "a")
     assert page.url.startswith(_item_url(base, second.pk))
@@ -102,6 +103,7 @@ def test_the_review_console_end_to_end(kept, live_server, page, chromium, settin
     assert otto.url.startswith(_item_url(base, first.pk))
     assert otto.evaluate("document.documentElement.scrollWidth") <= 390 + 1
     _shot(otto, "03-phone-review-screen")
+    _shot(otto, "03-phone-first-screenful", full_page=False)
     otto.keyboard.press("r")
     assert otto.locator("#reject-dialog").is_visible()
     otto.keyboard.press("3")

@@ -8,7 +8,7 @@ import threading
 from datetime import timedelta
 
 import pytest
-from django.db import close_old_connections
+from django.db import connection
 from django.utils import timezone
 
 from datasets import review
@@ -246,7 +246,7 @@ def test_concurrent_claimers_never_share_an_item():
             got = review.trajectory_claim(user=user)
             won[user.username] = got.pk if got else None
         finally:
-            close_old_connections()
+            connection.close()  # this thread's own connection
 
     threads = [threading.Thread(target=claim, args=(u,)) for u in users]
     for t in threads:
@@ -258,3 +258,18 @@ def test_concurrent_claimers_never_share_an_item():
     assert len(set(claimed)) == len(claimed)
     holders = dict(Trajectory.objects.filter(held_by__isnull=False).values_list("pk", "held_by__username"))
     assert {holders[pk] for pk in claimed} == set(won)
+
+
+def test_the_sweeper_command_clears_expired_leases(people, items):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    held = review.trajectory_claim(user=people.annotator)
+    fresh = review.trajectory_claim(user=people.other_annotator)
+    Trajectory.objects.filter(pk=held.pk).update(held_until=timezone.now() - timedelta(minutes=1))
+    out = StringIO()
+    call_command("review_expire_leases", stdout=out)
+    assert "1 expired lease(s) cleared" in out.getvalue()
+    assert Trajectory.objects.get(pk=held.pk).held_by_id is None
+    assert Trajectory.objects.get(pk=fresh.pk).held_by_id == people.other_annotator.pk

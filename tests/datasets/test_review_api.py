@@ -11,6 +11,7 @@ import pytest
 
 from datasets import review
 from datasets.models import DatasetVersion, Trajectory
+from datasets.selectors import version_export_path
 from tests.datasets.review_world import make_trajectories
 from tests.support.api import assert_role_matrix, expect_min_role
 from tests.support.users import make_user
@@ -150,6 +151,9 @@ def test_a_version_exports_as_a_job_and_downloads(
     version = DatasetVersion.objects.get(pk=made.data["id"])
     assert version.export_path and Path(version.export_path).is_relative_to(tmp_path)
     assert json.loads((Path(version.export_path) / "version.json").read_text())["checksum"] == version.checksum
+    assert version_export_path(name="api-v1") == Path(version.export_path)
+    with pytest.raises(LookupError):
+        version_export_path(name="nope")
     lines = b"".join(reviewer_api.get(f"/api/v1/dataset-versions/{version.pk}/download/").streaming_content)
     assert len(lines.splitlines()) == len(stock)
 
@@ -178,3 +182,35 @@ def test_the_schema_lists_the_review_endpoints():
         "/api/v1/dataset-versions/{id}/download/",
     ):
         assert path in paths, path
+
+
+@pytest.mark.parametrize("url", ["/api/v1/review/", "/api/v1/dataset-versions/"])
+def test_review_lists_use_a_fixed_number_of_queries(url, reviewer_api, reviewer, django_assert_max_num_queries):
+    make_trajectories(3)
+    review.trajectory_bulk_decide(
+        queryset=Trajectory.objects.filter(pk__lte=Trajectory.objects.order_by("id")[1].pk),
+        user=reviewer,
+        decision="approve",
+        expected_count=2,
+    )
+    review.dataset_version_freeze(name="q-one", queryset=Trajectory.objects.all(), user=reviewer)
+    reviewer_api.get(url)
+    with django_assert_max_num_queries(12) as small:
+        assert reviewer_api.get(url).status_code == 200
+    make_trajectories(30)
+    for number in range(3):
+        review.dataset_version_freeze(name=f"q-{number}", queryset=Trajectory.objects.all(), user=reviewer)
+    with django_assert_max_num_queries(len(small.captured_queries)):
+        assert reviewer_api.get(url).status_code == 200
+
+
+def test_the_review_screen_does_not_query_per_call(client_as, annotator, django_assert_max_num_queries):
+    from django.urls import reverse
+
+    short, long = make_trajectories(1, calls=1)[0], make_trajectories(1, calls=4)[0]
+    client = client_as(annotator)
+    client.get(reverse("datasets:review_item", args=[short.pk]))
+    with django_assert_max_num_queries(30) as small:
+        client.get(reverse("datasets:review_item", args=[short.pk]))
+    with django_assert_max_num_queries(len(small.captured_queries)):
+        client.get(reverse("datasets:review_item", args=[long.pk]))

@@ -48,7 +48,8 @@ def test_an_annotator_works_the_queue(client_as, people, items):
     assert response.status_code == 302
     follow = client.get(response["Location"])
     assert "a rejection needs a reason" in follow.content.decode()
-    client.post(reverse("datasets:review_reject", args=[pk]), {"reason": "incoherent_chain", "filters": ""})
+    done = client.post(reverse("datasets:review_reject", args=[pk]), {"reason": "incoherent_chain", "filters": ""})
+    assert f"Trajectory #{pk}: rejected." in client.get(done["Location"]).content.decode()
     assert ReviewDecision.objects.get(trajectory_id=pk).reason == "incoherent_chain"
     client.post(reverse("datasets:review_undo", args=[pk]), {"filters": ""})
     assert Trajectory.objects.get(pk=pk).status == Trajectory.Status.PENDING_REVIEW
@@ -106,6 +107,9 @@ def test_reviewers_adjudicate_bulk_decide_and_freeze(client_as, people, items):
 
     # Bulk needs the reviewer role and the confirmed count.
     assert otto.post(reverse("datasets:review_bulk"), {"decision": "approve", "expected_count": "2"}).status_code == 403
+    assert otto.get(reverse("datasets:review_bulk")).status_code == 403
+    confirm = rita.get(reverse("datasets:review_bulk"), {"length": "2"}).content.decode()
+    assert 'id="actionable-count">3<' in confirm and 'name="filters" value="length=2"' in confirm
     rita.post(reverse("datasets:review_bulk"), {"decision": "approve", "expected_count": "5", "filters": ""})
     assert Trajectory.objects.filter(status=Trajectory.Status.APPROVED).count() == 1
     rita.post(reverse("datasets:review_bulk"), {"decision": "approve", "expected_count": "3", "filters": ""})
