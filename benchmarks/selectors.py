@@ -460,10 +460,9 @@ def leaderboard(query: BoardQuery | None = None, *, charts: bool = True) -> dict
 def leaderboard_figures(board: dict[str, Any]) -> dict[str, Any]:
     rows = sorted(board["rows"], key=lambda row: row["rank"])
     urls = {row["run_id"]: row["url"] for row in rows}
-    figures = {
-        "scores": board_engine.scores_figure(rows, urls),
-        "size": board_engine.size_figure(rows, urls),
-    }
+    figures = {"scores": board_engine.scores_figure(rows, urls)}
+    if any(row["identity"].get("params_b") for row in rows):
+        figures["size"] = board_engine.size_figure(rows, urls)
     if board["categories"]:
         figures["heatmap"] = board_engine.heatmap_figure(rows, board["categories"])
     if board["pairs"]:

@@ -282,7 +282,7 @@ def scores_figure(rows: Sequence[dict[str, Any]], urls: Mapping[int, str]) -> di
         "data": [trace],
         "layout": _layout(
             height=height,
-            xaxis={"title": {"text": "success (%), 95 % interval"}, "range": [0, 100]},
+            xaxis={"title": {"text": "success (%), 95 % interval"}, "range": [-3, 103]},
             yaxis={"automargin": True, "type": "category"},
         ),
     }
