@@ -23,6 +23,7 @@ from benchmarks.selectors import (
     bfcl_result_view,
     export_rows,
     leaderboard,
+    leaderboard_figures,
     model_list,
     result_list,
     result_view,
@@ -48,6 +49,7 @@ from kopa_site.page_helpers import query_without_page, require_role
 from kopa_site.roles import REVIEWER, has_role
 
 PAGE_SIZE = 50
+BOARD_PAGE_SIZE = 50  # rows (and models in the per-model charts) per leaderboard page; exports hold every row
 RESULTS_PAGE_SIZE = 100
 
 
@@ -265,7 +267,7 @@ def leaderboard_page(request):
         require_role(request)
     query = BoardQuery.from_params(request.GET)
     export = request.GET.get("format")
-    board = leaderboard(query, charts=export not in ("csv", "json"))
+    board = leaderboard(query, charts=False, cross=export not in ("csv", "json"))
     if export == "json":
         return JsonResponse(
             {
@@ -279,13 +281,27 @@ def leaderboard_page(request):
     if export == "csv":
         return _csv_response(board)
     params = request.GET.copy()
-    for name in ("sort", "dir", "format"):
+    for name in ("sort", "dir", "format", "page"):
         params.pop(name, None)
+    page = Paginator(board["rows"], BOARD_PAGE_SIZE).get_page(request.GET.get("page"))
+    if board["rows"]:
+        # The charts and their tables follow the page: the models on it, their pairs, their KOPA-vs-BFCL points.
+        on_page = {row["model_id"] for row in page.object_list}
+        board["pairs"] = [pair for pair in board["pairs"] if pair["tuned"]["model_id"] in on_page]
+        board["cross"] = [
+            item
+            for item in board["cross"]
+            if item["kopa"]["model_id"] in on_page or item["bfcl"]["model_id"] in on_page
+        ]
+        board["figures"] = leaderboard_figures(board, list(page.object_list))
     return render(
         request,
         "benchmarks/leaderboard.html",
         {
             "board": board,
+            "page": page,
+            "page_rows": list(page.object_list),
+            "query": query_without_page(request),
             "full": request.GET.get("cols") == "all",
             "query_string": params.urlencode(),
             "signed_in": request.user.is_authenticated,
