@@ -3,12 +3,14 @@ trajectory, and the leaderboard (one row per model, its chart and the same numbe
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.core.cache import cache
 from django.db.models import Count, Max, QuerySet
 from django.urls import reverse
 
@@ -428,11 +430,33 @@ def _board_rows(checksum: str, pick: str) -> list[dict[str, Any]]:
     return rows
 
 
+BOARD_CACHE_S = 300
+
+
+def _board_stamp() -> tuple:
+    """What changes whenever the board can: a run finishing with a score, or the canonical suite's size. Read
+    from the covering index (finished runs never change their scores or snapshots afterwards)."""
+    stamp = _finished_runs().order_by().aggregate(n=Count("id"), last=Max("id"), at=Max("finished_at"))
+    suite = Task.objects.filter(benchmark="kopa", is_active=True, file__startswith="benchmarks/tasks/").count()
+    return stamp["n"], stamp["last"], stamp["at"].isoformat() if stamp["at"] else "", suite
+
+
 def leaderboard(query: BoardQuery | None = None, *, charts: bool = True, cross: bool = True) -> dict[str, Any]:
     """One row per model on one board (a benchmark version and its task set; by default the canonical
     KOPA-Bench suite): its best or latest finished run, ranked by success over the whole board, then
-    filtered and sorted; with base-vs-tuned pairs, KOPA-vs-BFCL pairs and the charts of the same numbers."""
+    filtered and sorted; with base-vs-tuned pairs, KOPA-vs-BFCL pairs and the charts of the same numbers.
+    Kept in the cache for a few minutes under a stamp of the finished runs, so a new result shows at once."""
     query = query or BoardQuery()
+    asked = json.dumps([query.__dict__, charts, cross, _board_stamp()], sort_keys=True, default=str)
+    key = "bench-board:" + hashlib.sha256(asked.encode()).hexdigest()
+    board = cache.get(key)
+    if board is None:
+        board = _leaderboard(query, charts=charts, cross=cross)
+        cache.set(key, board, BOARD_CACHE_S)
+    return board
+
+
+def _leaderboard(query: BoardQuery, *, charts: bool, cross: bool) -> dict[str, Any]:
     sets = board_sets()
     empty = {"rows": [], "all_rows": 0, "sets": sets, "set": None, "categories": [], "query": query, "figures": {}}
     if not sets:
