@@ -13,6 +13,7 @@ from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from benchmarks.engine.bfcl import DEFAULT_CATEGORIES
 from benchmarks.engine.runner import RunConfig, initial_messages
 from benchmarks.filtersets import EvalRunFilterSet, TaskFilterSet, TaskResultFilterSet
 from benchmarks.forms import ModelEntryForm
@@ -37,6 +38,7 @@ from benchmarks.selectors import (
 from benchmarks.services import (
     RUN_DEFAULTS,
     BenchError,
+    bfcl_run_create,
     eval_run_create,
     eval_run_resumable,
     eval_run_resume,
@@ -145,6 +147,7 @@ def run_list_page(request):
             "models": ModelEntry.objects.order_by("name"),
             "defaults": RUN_DEFAULTS,
             "tool_modes": EvalRun.ToolMode.choices,
+            "bfcl_default": DEFAULT_CATEGORIES,
         },
     )
 
@@ -199,7 +202,20 @@ def run_start(request):
         return redirect("benchmarks:runs")
     codes = form.get("tasks", "").split()
     try:
-        run = eval_run_create(model=model, task_codes=codes or None, user=request.user, **options)
+        if form.get("benchmark") == "bfcl":
+            limit = form.get("limit") or None
+            if limit is not None and not limit.isdigit():
+                raise BenchError("BFCL entries per category is a whole number; nothing was started.")
+            run = bfcl_run_create(
+                model=model,
+                categories=form.get("categories", "").split() or DEFAULT_CATEGORIES,
+                limit=int(limit) if limit else None,
+                user=request.user,
+                seeds=options["seeds"],
+                concurrency=options["concurrency"],
+            )
+        else:
+            run = eval_run_create(model=model, task_codes=codes or None, user=request.user, **options)
         job = eval_run_start(run=run, user=request.user)
     except (BenchError, JobError) as exc:
         messages.error(request, str(exc))
