@@ -404,9 +404,9 @@ def board_sets() -> list[dict[str, Any]]:
     return ordered
 
 
-def _board_rows(checksum: str, pick: str) -> list[dict[str, Any]]:
-    """The board's rows: which run per model is picked from a narrow first query (scores and dates only), and
-    only the picked runs' snapshots and digests are read."""
+def _board_rows(checksum: str, pick: str, models: set[int] | None = None) -> list[dict[str, Any]]:
+    """The board's rows (only these models' when given): which run per model is picked from a narrow first
+    query (scores and dates only), and only the picked runs' snapshots and digests are read."""
     runs = _finished_runs().filter(task_checksum=checksum)
     chosen: dict[int, tuple] = {}
     narrow = runs.order_by().values_list("id", "model_id", "finished_at", "score")  # from the index alone
@@ -415,7 +415,7 @@ def _board_rows(checksum: str, pick: str) -> list[dict[str, Any]]:
         key = (score, when, run_id) if pick == "best" else (when, run_id)
         if model_id not in chosen or key > chosen[model_id]:
             chosen[model_id] = key
-    picked = [key[-1] for key in chosen.values()]
+    picked = [key[-1] for model_id, key in chosen.items() if models is None or model_id in models]
     rows = []
     for values in runs.filter(id__in=picked).order_by().values(*BOARD_FIELDS):
         values["identity"] = values.pop("model_snapshot") or {"id": values["model_id"], "name": str(values["model_id"])}
@@ -468,11 +468,7 @@ def _leaderboard(query: BoardQuery, *, charts: bool, cross: bool) -> dict[str, A
     categories = sorted({c for row in everyone for c in row["categories"]})
     pairs = board_engine.base_tuned_pairs(shown)
     other = next((s for s in sets if s["benchmark"] != chosen["benchmark"]), None)
-    pairs_across = []
-    if other is not None and cross:
-        theirs = board_engine.filter_rows(_board_rows(other["checksum"], query.pick), **query.filters())
-        kopa, bfcl = (shown, theirs) if chosen["benchmark"] == "kopa" else (theirs, shown)
-        pairs_across = board_engine.cross_rows(kopa, bfcl)
+    pairs_across = cross_pairs(chosen, other, shown, query.pick) if cross else []
     ks = sorted({int(k) for row in everyone for k in row["pass_hat"]})
     board = {
         "rows": rows,
@@ -490,6 +486,15 @@ def _leaderboard(query: BoardQuery, *, charts: bool, cross: bool) -> dict[str, A
     }
     board["figures"] = leaderboard_figures(board) if charts and rows else {}
     return board
+
+
+def cross_pairs(chosen, other, rows, pick: str) -> list[dict[str, Any]]:
+    """KOPA-Bench against BFCL for these rows' models: the other board's runs of the same models only."""
+    if other is None or not rows:
+        return []
+    theirs = _board_rows(other["checksum"], pick, models={row["model_id"] for row in rows})
+    kopa, bfcl = (rows, theirs) if chosen["benchmark"] == "kopa" else (theirs, rows)
+    return board_engine.cross_rows(kopa, bfcl)
 
 
 def leaderboard_figures(board: dict[str, Any], rows: list[dict[str, Any]] | None = None) -> dict[str, Any]:

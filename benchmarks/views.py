@@ -22,6 +22,7 @@ from benchmarks.selectors import (
     EXPORT_COLUMNS,
     BoardQuery,
     bfcl_result_view,
+    cross_pairs,
     export_rows,
     leaderboard,
     leaderboard_figures,
@@ -283,7 +284,7 @@ def leaderboard_page(request):
         require_role(request)
     query = BoardQuery.from_params(request.GET)
     export = request.GET.get("format")
-    board = leaderboard(query, charts=False, cross=export not in ("csv", "json"))
+    board = leaderboard(query, charts=False, cross=False)
     if export == "json":
         return JsonResponse(
             {
@@ -304,11 +305,7 @@ def leaderboard_page(request):
         # The charts and their tables follow the page: the models on it, their pairs, their KOPA-vs-BFCL points.
         on_page = {row["model_id"] for row in page.object_list}
         board["pairs"] = [pair for pair in board["pairs"] if pair["tuned"]["model_id"] in on_page]
-        board["cross"] = [
-            item
-            for item in board["cross"]
-            if item["kopa"]["model_id"] in on_page or item["bfcl"]["model_id"] in on_page
-        ]
+        board["cross"] = cross_pairs(board["set"], board["other"], list(page.object_list), query.pick)
         board["figures"] = leaderboard_figures(board, list(page.object_list))
     return render(
         request,
