@@ -258,6 +258,12 @@ class EvalRun(models.Model):
     board = models.JSONField(
         default=dict, blank=True, help_text="What the leaderboard shows of the summary (engine.leaderboard.digest)."
     )
+    score = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="Overall success; empty before any episode or when the model was never reached.",
+    )
+    task_count = models.PositiveIntegerField(default=0, help_text="How many tasks (or BFCL entries) the run covers.")
     error = models.TextField(blank=True)
     job = models.ForeignKey(
         "kopa_site.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+", help_text="The latest job."
@@ -272,6 +278,23 @@ class EvalRun(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         verbose_name = "evaluation run"
+        indexes = [
+            # Covers the leaderboard's two narrow queries (its boards, and which run per model), so neither reads
+            # a row's large summary.
+            models.Index(
+                fields=[
+                    "status",
+                    "task_checksum",
+                    "benchmark",
+                    "score",
+                    "model",
+                    "finished_at",
+                    "task_count",
+                    "benchmark_version",
+                ],
+                name="evalrun_board_idx",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"Run #{self.pk} of {self.model} ({self.status})"

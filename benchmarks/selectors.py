@@ -3,13 +3,15 @@ trajectory, and the leaderboard (one row per model, its chart and the same numbe
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import QuerySet
+from django.core.cache import cache
+from django.db.models import Count, Max, QuerySet
 from django.urls import reverse
 
 from apis.models import Tool
@@ -356,38 +358,37 @@ class BoardQuery:
 
 
 def _finished_runs() -> QuerySet[EvalRun]:
-    return EvalRun.objects.filter(status=EvalRun.Status.FINISHED).exclude(board={})
+    """Finished runs with a score (a run that never reached its model has none)."""
+    return EvalRun.objects.filter(status=EvalRun.Status.FINISHED, score__isnull=False)
 
 
 def board_sets() -> list[dict[str, Any]]:
     """The boards (benchmark version + task set) that finished runs used, the canonical KOPA-Bench suite first,
-    then KOPA-Bench sets by size, then BFCL sets by runs."""
-    seen: dict[str, dict[str, Any]] = {}
-    rows = _finished_runs().order_by("-finished_at", "-id")
-    for benchmark, version, checksum, board in rows.values_list(
-        "benchmark", "benchmark_version", "task_checksum", "board"
-    ):
-        entry = seen.setdefault(
-            checksum,
-            {
-                "checksum": checksum,
-                "short": checksum[:12],
-                "benchmark": benchmark,
-                "version": version,
-                "tasks": board.get("tasks", 0),
-                "categories": sorted(board.get("categories", {})),
-                "runs": 0,
-                "canonical": False,
-            },
-        )
-        entry["runs"] += 1
+    then KOPA-Bench sets by size, then BFCL sets by runs. One grouped query: no run's JSON is read."""
+    grouped = (
+        _finished_runs()
+        .values("task_checksum", "benchmark")
+        .annotate(runs=Count("id"), tasks=Max("task_count"), version=Max("benchmark_version"), last=Max("id"))
+        .order_by("-last")
+    )
+    seen = [
+        {
+            "checksum": row["task_checksum"],
+            "short": row["task_checksum"][:12],
+            "benchmark": row["benchmark"],
+            "version": row["version"],
+            "tasks": int(row["tasks"] or 0),
+            "runs": row["runs"],
+            "canonical": False,
+        }
+        for row in grouped
+    ]
     suite = Task.objects.filter(benchmark="kopa", is_active=True, file__startswith="benchmarks/tasks/").count()
-    kopa = [entry for entry in seen.values() if entry["benchmark"] == "kopa"]
-    canonical = [entry for entry in kopa if suite and entry["tasks"] == suite]
+    canonical = [entry for entry in seen if entry["benchmark"] == "kopa" and suite and entry["tasks"] == suite]
     for entry in canonical[:1]:
         entry["canonical"] = True
     ordered = sorted(
-        seen.values(),
+        seen,
         key=lambda e: (
             not e["canonical"],
             e["benchmark"] != "kopa",
@@ -403,25 +404,59 @@ def board_sets() -> list[dict[str, Any]]:
     return ordered
 
 
-def _board_rows(checksum: str, pick: str) -> list[dict[str, Any]]:
-    runs = []
-    for values in _finished_runs().filter(task_checksum=checksum).values(*BOARD_FIELDS):
+def _board_rows(checksum: str, pick: str, models: set[int] | None = None) -> list[dict[str, Any]]:
+    """The board's rows (only these models' when given): which run per model is picked from a narrow first
+    query (scores and dates only), and only the picked runs' snapshots and digests are read."""
+    runs = _finished_runs().filter(task_checksum=checksum)
+    chosen: dict[int, tuple] = {}
+    narrow = runs.order_by().values_list("id", "model_id", "finished_at", "score")  # from the index alone
+    for run_id, model_id, finished, score in narrow:
+        when = finished.isoformat() if finished else ""
+        key = (score, when, run_id) if pick == "best" else (when, run_id)
+        if model_id not in chosen or key > chosen[model_id]:
+            chosen[model_id] = key
+    picked = [key[-1] for model_id, key in chosen.items() if models is None or model_id in models]
+    rows = []
+    for values in runs.filter(id__in=picked).order_by().values(*BOARD_FIELDS):
         values["identity"] = values.pop("model_snapshot") or {"id": values["model_id"], "name": str(values["model_id"])}
         values["ran_by"] = values.pop("created_by__username") or ""
         finished = values["finished_at"]
         values["finished_at"] = finished.isoformat(timespec="seconds") if finished else ""
-        runs.append(values)
-    rows = board_engine.rank_rows(board_engine.pick_rows(runs, pick=pick))
+        rows.append(board_engine.row_of(values))
+    rows = board_engine.rank_rows(rows)
+    url = reverse("benchmarks:run", args=[0])
     for row in rows:
-        row["url"] = reverse("benchmarks:run", args=[row["run_id"]])
+        row["url"] = url.replace("/0/", f"/{row['run_id']}/")
     return rows
 
 
-def leaderboard(query: BoardQuery | None = None, *, charts: bool = True) -> dict[str, Any]:
+BOARD_CACHE_S = 300
+
+
+def _board_stamp() -> tuple:
+    """What changes whenever the board can: a run finishing with a score, or the canonical suite's size. Read
+    from the covering index (finished runs never change their scores or snapshots afterwards)."""
+    stamp = _finished_runs().order_by().aggregate(n=Count("id"), last=Max("id"), at=Max("finished_at"))
+    suite = Task.objects.filter(benchmark="kopa", is_active=True, file__startswith="benchmarks/tasks/").count()
+    return stamp["n"], stamp["last"], stamp["at"].isoformat() if stamp["at"] else "", suite
+
+
+def leaderboard(query: BoardQuery | None = None, *, charts: bool = True, cross: bool = True) -> dict[str, Any]:
     """One row per model on one board (a benchmark version and its task set; by default the canonical
     KOPA-Bench suite): its best or latest finished run, ranked by success over the whole board, then
-    filtered and sorted; with base-vs-tuned pairs, KOPA-vs-BFCL pairs and the charts of the same numbers."""
+    filtered and sorted; with base-vs-tuned pairs, KOPA-vs-BFCL pairs and the charts of the same numbers.
+    Kept in the cache for a few minutes under a stamp of the finished runs, so a new result shows at once."""
     query = query or BoardQuery()
+    asked = json.dumps([query.__dict__, charts, cross, _board_stamp()], sort_keys=True, default=str)
+    key = "bench-board:" + hashlib.sha256(asked.encode()).hexdigest()
+    board = cache.get(key)
+    if board is None:
+        board = _leaderboard(query, charts=charts, cross=cross)
+        cache.set(key, board, BOARD_CACHE_S)
+    return board
+
+
+def _leaderboard(query: BoardQuery, *, charts: bool, cross: bool) -> dict[str, Any]:
     sets = board_sets()
     empty = {"rows": [], "all_rows": 0, "sets": sets, "set": None, "categories": [], "query": query, "figures": {}}
     if not sets:
@@ -433,11 +468,7 @@ def leaderboard(query: BoardQuery | None = None, *, charts: bool = True) -> dict
     categories = sorted({c for row in everyone for c in row["categories"]})
     pairs = board_engine.base_tuned_pairs(shown)
     other = next((s for s in sets if s["benchmark"] != chosen["benchmark"]), None)
-    cross = []
-    if other is not None:
-        theirs = board_engine.filter_rows(_board_rows(other["checksum"], query.pick), **query.filters())
-        kopa, bfcl = (shown, theirs) if chosen["benchmark"] == "kopa" else (theirs, shown)
-        cross = board_engine.cross_rows(kopa, bfcl)
+    pairs_across = cross_pairs(chosen, other, shown, query.pick) if cross else []
     ks = sorted({int(k) for row in everyone for k in row["pass_hat"]})
     board = {
         "rows": rows,
@@ -448,7 +479,7 @@ def leaderboard(query: BoardQuery | None = None, *, charts: bool = True) -> dict
         "categories": categories,
         "query": query,
         "pairs": pairs,
-        "cross": cross,
+        "cross": pairs_across,
         "hat_k": str(ks[-1]) if ks else None,
         "families": sorted({row["identity"].get("family") for row in everyone if row["identity"].get("family")}),
         "backends": sorted({row["identity"].get("backend") for row in everyone if row["identity"].get("backend")}),
@@ -457,13 +488,23 @@ def leaderboard(query: BoardQuery | None = None, *, charts: bool = True) -> dict
     return board
 
 
-def leaderboard_figures(board: dict[str, Any]) -> dict[str, Any]:
-    rows = sorted(board["rows"], key=lambda row: row["rank"])
+def cross_pairs(chosen, other, rows, pick: str) -> list[dict[str, Any]]:
+    """KOPA-Bench against BFCL for these rows' models: the other board's runs of the same models only."""
+    if other is None or not rows:
+        return []
+    theirs = _board_rows(other["checksum"], pick, models={row["model_id"] for row in rows})
+    kopa, bfcl = (rows, theirs) if chosen["benchmark"] == "kopa" else (theirs, rows)
+    return board_engine.cross_rows(kopa, bfcl)
+
+
+def leaderboard_figures(board: dict[str, Any], rows: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The charts of these rows (default: all the board shows): scores, size, heatmap; pairs and KOPA-vs-BFCL
+    cover the whole filtered board."""
+    rows = sorted(board["rows"] if rows is None else rows, key=lambda row: row["rank"])
     urls = {row["run_id"]: row["url"] for row in rows}
-    figures = {
-        "scores": board_engine.scores_figure(rows, urls),
-        "size": board_engine.size_figure(rows, urls),
-    }
+    figures = {"scores": board_engine.scores_figure(rows, urls)}
+    if any(row["identity"].get("params_b") for row in rows):
+        figures["size"] = board_engine.size_figure(rows, urls)
     if board["categories"]:
         figures["heatmap"] = board_engine.heatmap_figure(rows, board["categories"])
     if board["pairs"]:

@@ -38,6 +38,7 @@ from benchmarks.engine.accounting import percentile
 from benchmarks.engine.backends.base import Backend, SamplingParams
 from benchmarks.engine.codec import episode_score_from_dict
 from benchmarks.engine.leaderboard import digest as board_digest
+from benchmarks.engine.leaderboard import score_of
 from benchmarks.engine.metrics import aggregate, score_episode
 from benchmarks.engine.runner import STOP_BACKEND_ERROR, EpisodeResult, RunConfig, run_tasks
 from benchmarks.engine.task import TaskFileError, load_tasks, tasks_checksum
@@ -402,6 +403,7 @@ def eval_run_create(*, model: ModelEntry, task_codes: Sequence[str] | None = Non
         backend=model.backend,
         endpoint=model.endpoint,
         task_codes=[row.code for row in rows],
+        task_count=len(rows),
         task_checksum=tasks_checksum(tasks),
         data_versions={row.file: row.data_version for row in rows},
         created_by=user if getattr(user, "is_authenticated", False) else None,
@@ -740,7 +742,7 @@ def eval_run_summarize(*, run: EvalRun) -> dict[str, Any]:
         return _bfcl_summarize(run)
     results = list(TaskResult.objects.filter(run=run).select_related("task").order_by("task__code", "seed"))
     if not results:
-        EvalRun.objects.filter(pk=run.pk).update(summary={}, board={})
+        EvalRun.objects.filter(pk=run.pk).update(summary={}, board={}, score=None)
         return {}
     tasks = {r.task.code: r.task.to_engine() for r in results}
     scores = [episode_score_from_dict(r.scores) for r in results]
@@ -761,7 +763,8 @@ def _save_summary(run: EvalRun, summary: dict[str, Any], walls: list[float], tur
     }
     summary["episodes"] = len(walls)
     summary["complete"] = len(walls) == run.episodes_planned
-    EvalRun.objects.filter(pk=run.pk).update(summary=summary, board=board_digest(summary))
+    board = board_digest(summary)
+    EvalRun.objects.filter(pk=run.pk).update(summary=summary, board=board, score=score_of(board))
     return summary
 
 
@@ -861,6 +864,7 @@ def bfcl_run_create(
         backend=model.backend,
         endpoint=model.endpoint,
         task_codes=[row.code for row in rows],
+        task_count=len(rows),
         task_checksum=bfcl.entries_checksum(_bfcl_entry(row) for row in rows),
         data_versions={row.file: label for row in rows},
         created_by=user if getattr(user, "is_authenticated", False) else None,
@@ -951,7 +955,7 @@ def _bfcl_summarize(run: EvalRun) -> dict[str, Any]:
         .values_list(*fields, "wall_s", "model_latency_s", "scores")
     )
     if not results:
-        EvalRun.objects.filter(pk=run.pk).update(summary={}, board={})
+        EvalRun.objects.filter(pk=run.pk).update(summary={}, board={}, score=None)
         return {}
     rows = [
         {

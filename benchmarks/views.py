@@ -13,6 +13,7 @@ from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from benchmarks.engine.bfcl import DEFAULT_CATEGORIES
 from benchmarks.engine.runner import RunConfig, initial_messages
 from benchmarks.filtersets import EvalRunFilterSet, TaskFilterSet, TaskResultFilterSet
 from benchmarks.forms import ModelEntryForm
@@ -21,8 +22,10 @@ from benchmarks.selectors import (
     EXPORT_COLUMNS,
     BoardQuery,
     bfcl_result_view,
+    cross_pairs,
     export_rows,
     leaderboard,
+    leaderboard_figures,
     model_list,
     result_list,
     result_view,
@@ -36,6 +39,7 @@ from benchmarks.selectors import (
 from benchmarks.services import (
     RUN_DEFAULTS,
     BenchError,
+    bfcl_run_create,
     eval_run_create,
     eval_run_resumable,
     eval_run_resume,
@@ -48,6 +52,7 @@ from kopa_site.page_helpers import query_without_page, require_role
 from kopa_site.roles import REVIEWER, has_role
 
 PAGE_SIZE = 50
+BOARD_PAGE_SIZE = 50  # rows (and models in the per-model charts) per leaderboard page; exports hold every row
 RESULTS_PAGE_SIZE = 100
 
 
@@ -143,6 +148,7 @@ def run_list_page(request):
             "models": ModelEntry.objects.order_by("name"),
             "defaults": RUN_DEFAULTS,
             "tool_modes": EvalRun.ToolMode.choices,
+            "bfcl_default": DEFAULT_CATEGORIES,
         },
     )
 
@@ -197,7 +203,20 @@ def run_start(request):
         return redirect("benchmarks:runs")
     codes = form.get("tasks", "").split()
     try:
-        run = eval_run_create(model=model, task_codes=codes or None, user=request.user, **options)
+        if form.get("benchmark") == "bfcl":
+            limit = form.get("limit") or None
+            if limit is not None and not limit.isdigit():
+                raise BenchError("BFCL entries per category is a whole number; nothing was started.")
+            run = bfcl_run_create(
+                model=model,
+                categories=form.get("categories", "").split() or DEFAULT_CATEGORIES,
+                limit=int(limit) if limit else None,
+                user=request.user,
+                seeds=options["seeds"],
+                concurrency=options["concurrency"],
+            )
+        else:
+            run = eval_run_create(model=model, task_codes=codes or None, user=request.user, **options)
         job = eval_run_start(run=run, user=request.user)
     except (BenchError, JobError) as exc:
         messages.error(request, str(exc))
@@ -265,7 +284,7 @@ def leaderboard_page(request):
         require_role(request)
     query = BoardQuery.from_params(request.GET)
     export = request.GET.get("format")
-    board = leaderboard(query, charts=export not in ("csv", "json"))
+    board = leaderboard(query, charts=False, cross=False)
     if export == "json":
         return JsonResponse(
             {
@@ -279,13 +298,23 @@ def leaderboard_page(request):
     if export == "csv":
         return _csv_response(board)
     params = request.GET.copy()
-    for name in ("sort", "dir", "format"):
+    for name in ("sort", "dir", "format", "page"):
         params.pop(name, None)
+    page = Paginator(board["rows"], BOARD_PAGE_SIZE).get_page(request.GET.get("page"))
+    if board["rows"]:
+        # The charts and their tables follow the page: the models on it, their pairs, their KOPA-vs-BFCL points.
+        on_page = {row["model_id"] for row in page.object_list}
+        board["pairs"] = [pair for pair in board["pairs"] if pair["tuned"]["model_id"] in on_page]
+        board["cross"] = cross_pairs(board["set"], board["other"], list(page.object_list), query.pick)
+        board["figures"] = leaderboard_figures(board, list(page.object_list))
     return render(
         request,
         "benchmarks/leaderboard.html",
         {
             "board": board,
+            "page": page,
+            "page_rows": list(page.object_list),
+            "query": query_without_page(request),
             "full": request.GET.get("cols") == "all",
             "query_string": params.urlencode(),
             "signed_in": request.user.is_authenticated,

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import functools
 import hashlib
 import importlib
 import json
@@ -83,6 +84,7 @@ class BfclError(Exception):
 # ------------------------------------------------------------------------------------------ the package
 
 
+@functools.cache
 def version() -> str:
     try:
         return metadata.version(PACKAGE)
@@ -108,8 +110,9 @@ class _ConfigMapping(dict):
         return _CheckerConfig(False)
 
 
+@functools.cache
 def _checker():
-    """bfcl-eval's ast_checker and Language, with our two checker names registered."""
+    """bfcl-eval's ast_checker and Language, with our two checker names registered (once per process)."""
     version()
     try:
         config = importlib.import_module("bfcl_eval.constants.model_config")

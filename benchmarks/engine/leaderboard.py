@@ -9,6 +9,7 @@ and latency per task.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -63,6 +64,11 @@ def digest(summary: Mapping[str, Any]) -> dict[str, Any]:
         "backend_error_rate": overall.get("errors", {}).get("backend_error_rate"),
         "complete": bool(summary.get("complete", False)),
     }
+
+
+def score_of(board: Mapping[str, Any]) -> float | None:
+    """The run's overall success for ranking, or None when it has none to rank (no episode, model unreached)."""
+    return board["success"]["value"] if reached_model(board) else None
 
 
 def task_cost(identity: Mapping[str, Any], prompt_tokens: float, completion_tokens: float) -> float | None:
@@ -145,8 +151,7 @@ def rank_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if value != previous:
             rank, previous = position, value
         row["rank"] = rank
-        high = row["success"]["high"]
-        row["rank_ub"] = 1 + sum(1 for low in lows if low > high)
+        row["rank_ub"] = 1 + len(lows) - bisect_right(lows, row["success"]["high"])
     return rows
 
 
@@ -282,7 +287,7 @@ def scores_figure(rows: Sequence[dict[str, Any]], urls: Mapping[int, str]) -> di
         "data": [trace],
         "layout": _layout(
             height=height,
-            xaxis={"title": {"text": "success (%), 95 % interval"}, "range": [0, 100]},
+            xaxis={"title": {"text": "success (%), 95 % interval"}, "range": [-3, 103]},
             yaxis={"automargin": True, "type": "category"},
         ),
     }

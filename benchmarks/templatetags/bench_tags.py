@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from django import template
-from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 
 register = template.Library()
 
@@ -23,7 +23,10 @@ def estimate(data) -> str:
     """{"value", "low", "high"} -> "62.7 % [51.0, 73.1]" (the interval in a muted span); None -> "–"."""
     if not data:
         return "–"
-    return format_html('{} %<span class="ci"> [{}, {}]</span>', pct(data["value"]), pct(data["low"]), pct(data["high"]))
+    # The three parts are numbers formatted here (pct raises on anything else), so nothing needs escaping;
+    # this runs for every cell of a 200-model leaderboard, where format_html's escaping was a third of the page.
+    value, low, high = pct(data["value"]), pct(data["low"]), pct(data["high"])
+    return mark_safe(f'{value} %<span class="ci"> [{low}, {high}]</span>')
 
 
 @register.filter

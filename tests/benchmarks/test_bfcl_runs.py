@@ -83,3 +83,21 @@ def test_a_bfcl_run_page_and_entry_page_show_accuracy_categories_and_the_checker
     assert response.status_code == 200, page[-3000:]
     assert "Accepted answers" in page and "bfcl-eval's checker accepts" in page
     assert "Model output" in page and result.task.request[:30] in page
+
+
+def test_reviewers_start_a_bfcl_run_from_the_runs_page(client_as, reviewer, oracle_model):
+    from django.urls import reverse
+
+    form = {"benchmark": "bfcl", "model": oracle_model.pk, "seeds": "0 1", "concurrency": "4", "max_steps": "8"}
+    page = client_as(reviewer).get(reverse("benchmarks:runs")).content.decode()
+    assert 'name="categories"' in page and "simple_python" in page
+    response = client_as(reviewer).post(
+        reverse("benchmarks:run_start"), {**form, "categories": "parallel", "limit": "2"}
+    )
+    run = EvalRun.objects.get()
+    assert response.status_code == 302 and run.benchmark == "bfcl" and run.episodes_planned == 4
+    assert run.task_codes == ["bfcl:parallel_0", "bfcl:parallel_1"] and run.job.kind == "bench.evaluate"
+    bad = client_as(reviewer).post(reverse("benchmarks:run_start"), {**form, "categories": "memory"}, follow=True)
+    assert "unknown BFCL category &#x27;memory&#x27;" in bad.content.decode() and EvalRun.objects.count() == 1
+    listing = client_as(reviewer).get(reverse("benchmarks:runs")).content.decode()
+    assert bfcl.label() in listing

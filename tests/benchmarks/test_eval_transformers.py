@@ -50,3 +50,21 @@ def test_the_transformers_backend_runs_in_its_own_process_and_its_results_are_st
     assert result.prompt_tokens > 0 and result.completion_tokens > 0
     assert result.transcript["backend"] == "transformers" and tiny_model.name in result.transcript["model"]
     assert "torch" not in set(sys.modules) - modules_before  # the worker never loaded it for this run
+
+
+def test_bfcl_runs_through_the_transformers_backend_in_its_own_process(tiny_model, reviewer):
+    from benchmarks.services import bfcl_run_create
+
+    model = model_entry_create(name="tiny-bfcl", backend=ModelEntry.Backend.TRANSFORMERS, checkpoint=str(tiny_model))
+    run = bfcl_run_create(
+        model=model, categories=["simple_python", "irrelevance"], limit=1, sampling={"max_tokens": 16}
+    )
+    job = eval_run_start(run=run, user=reviewer)
+    job.refresh_from_db()
+    run.refresh_from_db()
+    assert job.status == Job.Status.SUCCEEDED, (job.error, job.log[-5:])
+    assert run.status == EvalRun.Status.FINISHED and run.summary["episodes"] == 2
+    assert sorted(run.summary["categories"]) == ["irrelevance", "simple_python"]
+    for result in TaskResult.objects.filter(run=run):
+        assert result.stop_reason == "answer" and result.prompt_tokens > 0
+        assert result.success == result.transcript["verdict"]["valid"]  # the tiny model's output, as scored

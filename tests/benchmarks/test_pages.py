@@ -113,7 +113,7 @@ def test_the_leaderboard_ranks_models_with_the_chart_and_the_same_numbers_in_a_t
 @pytest.mark.parametrize(
     "name, queries",
     # session, user and role (3), then the page's own: no query per row
-    [("index", 8), ("leaderboard", 7), ("runs", 5), ("run", 7), ("result", 5), ("task", 5), ("models", 4)],
+    [("index", 8), ("leaderboard", 6), ("runs", 5), ("run", 7), ("result", 5), ("task", 5), ("models", 4)],
 )
 def test_pages_render_in_a_fixed_number_of_queries(
     client_as, annotator, oracle_run, django_assert_num_queries, name, queries
