@@ -428,7 +428,11 @@ def _write_service(
     service.source = parsed.origin[:500]
     service.spec_sha256 = _spec_sha256(parsed.document)
     service.spec_document = parsed.document
-    service.save()
+    if created:
+        service.save()
+    else:  # only what the import sets: an admin's base URL change made meanwhile is not written back over
+        written = [name.removesuffix("_id") for name in tracked]
+        service.save(update_fields=[*written, "provider", "source", "spec_sha256", "spec_document", "updated_at"])
 
     existing = {t.key: t for t in service.tools.all()} if not created else {}
     for row in existing.values():
@@ -450,7 +454,7 @@ def _write_service(
         status = "changed"
         if not tool.is_active:
             tool.is_active, status = True, "reactivated"
-        tool.save()
+        tool.save(update_fields=[*_tool_fields(new_by_key[change.key]), "is_active", "updated_at"])
         results.append(
             ToolImport(tool, status, [{"field": c.field, "old": c.old, "new": c.new} for c in change.changes])
         )

@@ -145,7 +145,7 @@ class ToolSerializer(serializers.ModelSerializer):
 class ApiCallSerializer(serializers.ModelSerializer):
     url = serializers.HyperlinkedIdentityField(view_name="apicall-detail")
     function_name = serializers.CharField(source="tool.function_name", read_only=True, allow_null=True)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     has_body = serializers.BooleanField(source="stored_body", read_only=True, help_text="Whether the body was kept.")
 
     class Meta:

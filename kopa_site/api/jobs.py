@@ -25,7 +25,7 @@ from kopa_site.roles import ANNOTATOR, REVIEWER, has_role
 
 
 class JobListSerializer(serializers.ModelSerializer):
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     percent = serializers.IntegerField(read_only=True, allow_null=True, help_text="Whole percent, null if unknown.")
     url = serializers.HyperlinkedIdentityField(view_name="job-detail")
 
@@ -54,7 +54,7 @@ class JobListSerializer(serializers.ModelSerializer):
 
 class JobDetailSerializer(JobListSerializer):
     can_cancel = serializers.SerializerMethodField()
-    cancelled_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    cancelled_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     log = serializers.ListField(child=serializers.DictField(), read_only=True, help_text="Last lines: {t, level, msg}.")
 
     class Meta(JobListSerializer.Meta):

@@ -12,6 +12,8 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 from rest_framework.throttling import ScopedRateThrottle
 
+from tests.support.api import assert_role_matrix
+
 pytestmark = pytest.mark.django_db
 
 TOKEN_URL = "/api/v1/auth/token/"
@@ -106,3 +108,10 @@ def test_the_owner_revokes_the_token(annotator):
     assert client.delete(TOKEN_URL).status_code == 204
     assert client.get(STATS).status_code == 401
     assert APIClient().delete(TOKEN_URL).status_code == 401
+
+
+def test_every_identity_may_revoke_only_its_own_token(api_clients):
+    """The role matrix of DELETE /api/v1/auth/token/: any signed-in user (role or not), never anonymous."""
+    matrix = {"anonymous": 401, "outsider": 204, "annotator": 204, "reviewer": 204, "admin": 204}
+    assert_role_matrix(api_clients, TOKEN_URL, matrix, method="delete")
+    assert not Token.objects.exists()  # each revoked its own; anonymous revoked nothing it did not have
