@@ -24,7 +24,7 @@ def export_file(tmp_path_factory, sandbox_server_url):
 
 
 def test_examples_from_an_export(export_file):
-    count, first = load_examples(export_file)
+    count, first, none = load_examples(export_file)
     assert count.prompt[-1] == {"role": "user", "content": "2026년 5월 공휴일은 몇 개야?"}
     assert count.prompt[0]["role"] == "system" and len(count.prompt) == 2
     assert count.clock == "2026-11-18T14:20:00+09:00"
@@ -35,6 +35,7 @@ def test_examples_from_an_export(export_file):
     assert [r["dateName"] for r in count.gold["records"][0]][:2] == ["노동절", "어린이날"]
     assert count.gold["answer"].endswith("정답: 4개")
     assert first.gold["answer"].endswith("정답: 노동절")
+    assert none.gold["calls"] == [] and none.gold["answer"].endswith("정답: 6월")
 
 
 def test_the_datasets_exporters_lines_are_read(tmp_path):
@@ -82,7 +83,7 @@ def test_bad_export_files_say_where(tmp_path):
 
 
 def test_replay_and_sandbox_execution(export_file, sandbox_server_url):
-    count, _ = load_examples(export_file)
+    count = load_examples(export_file)[0]
     replay = ToolExecutor("replay")
     hit = replay.execute(count, TOOL, {"solYear": 2026, "solMonth": "05", "pageNo": 1})
     assert hit.ok and hit.records == count.gold["records"][0]
@@ -106,7 +107,7 @@ def test_agent_loop_executes_calls_and_masks_tool_tokens(export_file, sandbox_se
     from tests.support.tiny_model import cached_tiny_model
 
     tokenizer = AutoTokenizer.from_pretrained(cached_tiny_model())
-    count, _ = load_examples(export_file)
+    count = load_examples(export_file)[0]
     call = '<tool_call>\n{"name": "get_rest_de_info", "arguments": {"solYear": "2026", "solMonth": "05"}}\n</tool_call>'
     script = [call, "5월 공휴일은 4개입니다.\n정답: 4개"]
     seen = []

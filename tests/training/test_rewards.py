@@ -47,7 +47,9 @@ def test_perfect_episode_scores_one_everywhere():
 
 def test_format_counts_parse_failures_and_silence():
     bad = episode([call("get_weather", {"city": "서울"}), call(None, None, error="call.bad_json: x")])
-    assert R.format_reward(bad, GOLD) == 0.5
+    assert R.format_reward(bad, GOLD) == 0.5  # the unreadable block's tags count as unclosed when not stated
+    closed_but_broken = episode([dict(call(None, None, error="call.bad_json: x"), closed=True)])
+    assert R.format_reward(closed_but_broken, GOLD) == 0.5
     assert R.format_reward(episode(), GOLD) == 0.0
     assert R.format_reward(episode(answer="정답: 1"), {"calls": []}) == 1.0
     assert R.format_reward(episode(answer="정답: 1"), GOLD) == 0.0
@@ -115,8 +117,12 @@ def test_presets_weight_components():
 def test_episode_from_text_parses_hermes_blocks():
     text = '<think>\n\n</think>\n\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "서울"}}\n</tool_call>'
     parsed = R.episode_from_text(text)
-    assert parsed["turns"][0]["calls"] == [{"name": "get_weather", "arguments": {"city": "서울"}, "error": None}]
+    assert parsed["turns"][0]["calls"] == [
+        {"name": "get_weather", "arguments": {"city": "서울"}, "error": None, "closed": True}
+    ]
     assert R.tool_call_valid(parsed)
     broken = R.episode_from_text("<tool_call>\n{not json\n</tool_call>")
-    assert not R.tool_call_valid(broken) and R.format_reward(broken, GOLD) == 0.0
+    assert not R.tool_call_valid(broken) and R.format_reward(broken, GOLD) == 0.5  # closed tags, bad JSON
+    unclosed = R.episode_from_text("<tool_call>\n{not json")
+    assert R.format_reward(unclosed, GOLD) == 0.0
     assert R.episode_from_text("정답: 3개")["answer"] == "정답: 3개"

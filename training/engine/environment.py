@@ -22,10 +22,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarks.engine.backends.parsing import parse_tool_calls
 from benchmarks.engine.metrics import call_matches
 from benchmarks.engine.task import GoldCall
 from training.engine.data import Example
+from training.engine.rewards import parse_turn
 
 MODES = ("sandbox", "replay")
 TOOL_OPEN = "\n<|im_start|>user"
@@ -185,18 +185,16 @@ def run_episodes(
             rollout.completion_ids += new
             rollout.env_mask += [1] * len(new)
             text = tokenizer.decode([t for t in new if t != eos], skip_special_tokens=False)
-            content, calls = parse_tool_calls(text)
-            turn = {
-                "text": text,
-                "calls": [{"name": c.name, "arguments": c.arguments, "error": c.error} for c in calls],
-            }
-            rollout.episode["turns"].append(turn)
+            content, calls = parse_turn(text)
+            rollout.episode["turns"].append({"text": text, "calls": calls})
+            ended = bool(new) and new[-1] == eos
             if not calls:
-                rollout.episode["answer"] = content
+                # A reply cut off by the budget is no answer: it never said it was done.
+                rollout.episode["answer"] = content if ended else None
                 continue
-            if not new or new[-1] != eos:
+            if not ended:
                 continue  # the budget ran out inside the turn
-            results = [executor.execute(example, c.name, c.arguments) for c in calls]
+            results = [executor.execute(example, c["name"], c["arguments"]) for c in calls]
             rollout.episode["executed"] += [r.to_dict() for r in results]
             env_ids = tokenizer.encode(tool_turn_text([r.content for r in results]), add_special_tokens=False)
             if len(rollout.completion_ids) + len(env_ids) >= max_completion_length:

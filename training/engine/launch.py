@@ -40,6 +40,10 @@ def import_report() -> dict:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--gpu-check"]:
+        from training.engine.gpu_check import main as gpu_check
+
+        raise SystemExit(gpu_check(sys.argv[2:]))
     if sys.argv[1:] == ["--import-report"]:
         import json
 

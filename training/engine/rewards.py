@@ -13,8 +13,9 @@ and its gold comes from the trajectory (training/engine/data.py):
 
 Components (the same rules KOPA-Bench scores with, where they measure the same thing):
 
-- format: the share of tool-call blocks that parse (Hermes JSON or Qwen XML), 0 when the model called nothing
-  and gave no answer;
+- format: ToolRL-style structure, graded: each tool-call block earns 0.5 when its tags are closed
+  (<tool_call>...</tool_call>) and 0.5 when its content parses as a call (Hermes JSON or Qwen XML); the mean over
+  blocks. With no block, 1 only when the gold needs no call and the model answered;
 - tool_name: multiset Jaccard of called names against gold names (ToolRL's name match);
 - arguments: per gold call, the best same-named call's share of argument names whose value matches
   (canonical values and the gold's alternatives, benchmarks.engine.canonical), over max(#gold, #called);
@@ -37,7 +38,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from benchmarks.engine.backends.parsing import parse_tool_calls
+from benchmarks.engine.backends.parsing import _BLOCK, parse_tool_calls, strip_thinking
 from benchmarks.engine.canonical import canonical_value, value_matches
 from benchmarks.engine.checkers import (
     _MARKER,
@@ -85,15 +86,20 @@ def reward_weights(preset: str, overrides: Mapping[str, float] | None = None) ->
 # ------------------------------------------------------------------------------------------- episodes
 
 
+def parse_turn(text: str) -> tuple[str, list[dict[str, Any]]]:
+    """(content, calls) of one model turn; each call says whether its block was closed by </tool_call>."""
+    content, calls = parse_tool_calls(text or "")
+    closed = [m.group(0).rstrip().endswith("</tool_call>") for m in _BLOCK.finditer(strip_thinking(text or ""))]
+    return content, [
+        {"name": c.name, "arguments": c.arguments, "error": c.error, "closed": closed[i] if i < len(closed) else False}
+        for i, c in enumerate(calls)
+    ]
+
+
 def episode_from_text(text: str) -> dict[str, Any]:
     """A one-turn episode from raw model text (no execution): for scoring plain completions."""
-    content, calls = parse_tool_calls(text or "")
-    turn = {"text": text, "calls": [_call(c) for c in calls]}
-    return {"turns": [turn], "executed": [], "answer": None if calls else content}
-
-
-def _call(parsed) -> dict[str, Any]:
-    return {"name": parsed.name, "arguments": parsed.arguments, "error": parsed.error}
+    content, calls = parse_turn(text)
+    return {"turns": [{"text": text, "calls": calls}], "executed": [], "answer": None if calls else content}
 
 
 def _calls(episode: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -113,7 +119,9 @@ def format_reward(episode: Mapping[str, Any], gold: Mapping[str, Any] | None = N
         # Answering without a call is well-formed only when the gold needs none.
         needs_calls = bool((gold or {}).get("calls"))
         return 1.0 if episode.get("answer") and not needs_calls else 0.0
-    return sum(1 for c in calls if not c.get("error") and c.get("name")) / len(calls)
+    parsed = [not c.get("error") and bool(c.get("name")) for c in calls]
+    closed = [bool(c.get("closed", ok)) for c, ok in zip(calls, parsed, strict=True)]
+    return sum(0.5 * c + 0.5 * p for c, p in zip(closed, parsed, strict=True)) / len(calls)
 
 
 def tool_name_reward(episode: Mapping[str, Any], gold: Mapping[str, Any]) -> float:

@@ -5,6 +5,8 @@ For the tests and the CPU research check only (labelled as synthesized): two tem
 
 - count: "2026년 5월 공휴일은 몇 개야?" -> get_rest_de_info(solYear, solMonth) -> "정답: 4개"
 - first: "2026년 5월 첫 공휴일 이름은?" -> the same call -> "정답: 노동절"
+- none: "2026년 5월 다음 달은 몇 월이야?" -> no call (the system prompt says to answer directly when no tool is
+  needed) -> "정답: 6월"
 
 `write_holiday_export(path, sandbox_url, months)` writes one line per (template, year, month).
 """
@@ -22,17 +24,42 @@ from training.engine.environment import ToolExecutor
 
 CLOCK = "2026-11-18T14:20:00+09:00"
 TOOL = "get_rest_de_info"
-TEMPLATES = ("count", "first")
+TEMPLATES = ("count", "first", "none")
 
 
-def holiday_schema() -> dict[str, Any]:
+def holiday_schema(*, brief: bool = False) -> dict[str, Any]:
+    """The catalog's schema of the tool; `brief` keeps only the title and the parameters' first words, so a tiny
+    model's prompt stays short (the sandbox executes against the catalog either way)."""
     from benchmarks.engine.cli import sandbox_catalog
 
-    return next(s for s in sandbox_catalog().schemas if s["function"]["name"] == TOOL)
+    schema = next(s for s in sandbox_catalog().schemas if s["function"]["name"] == TOOL)
+    if not brief:
+        return schema
+    function = schema["function"]
+    properties = {
+        name: {"type": spec.get("type", "string"), "description": str(spec.get("description", "")).split(" (")[0]}
+        for name, spec in function["parameters"]["properties"].items()
+        if name in ("solYear", "solMonth")
+    }
+    parameters = {"type": "object", "properties": properties, "required": function["parameters"].get("required", [])}
+    return {"type": "function", "function": {"name": TOOL, "description": "공휴일 정보조회", "parameters": parameters}}
 
 
 def _line(template: str, year: int, month: int, schema: dict[str, Any], observation: str, records: list) -> dict:
     args = {"solYear": str(year), "solMonth": f"{month:02d}"}
+    system = {"role": "system", "content": DEFAULT_SYSTEM_PROMPT.replace("{now}", "2026-11-18 14:20")}
+    if template == "none":
+        following = month % 12 + 1
+        return {
+            "id": f"none-{year}-{month:02d}",
+            "template_id": template,
+            "messages": [
+                system,
+                {"role": "user", "content": f"{year}년 {month}월 다음 달은 몇 월이야?"},
+                {"role": "assistant", "content": f"{month}월 다음 달은 {following}월입니다.\n정답: {following}월"},
+            ],
+            "tools": [schema],
+        }
     if template == "count":
         request, short = f"{year}년 {month}월 공휴일은 몇 개야?", f"{len(records)}개"
         answer = f"{year}년 {month}월 공휴일은 {len(records)}개입니다.\n정답: {short}"
@@ -44,7 +71,7 @@ def _line(template: str, year: int, month: int, schema: dict[str, Any], observat
         "id": f"{template}-{year}-{month:02d}",
         "template_id": template,
         "messages": [
-            {"role": "system", "content": DEFAULT_SYSTEM_PROMPT.replace("{now}", "2026-11-18 14:20")},
+            system,
             {"role": "user", "content": request},
             {
                 "role": "assistant",
@@ -64,13 +91,18 @@ def _line(template: str, year: int, month: int, schema: dict[str, Any], observat
     }
 
 
-def holiday_lines(sandbox_url: str, months: Iterable[tuple[int, int]], templates=TEMPLATES) -> list[dict[str, Any]]:
-    schema = holiday_schema()
+def holiday_lines(
+    sandbox_url: str, months: Iterable[tuple[int, int]], templates=TEMPLATES, brief: bool = False
+) -> list[dict[str, Any]]:
+    schema = holiday_schema(brief=brief)
     executor = ToolExecutor("sandbox", sandbox_url=sandbox_url)
     probe = Example(id="probe", prompt=[], tools=[schema], messages=[], gold={}, clock=CLOCK, tool_names=[TOOL])
     lines = []
     try:
         for year, month in months:
+            if set(templates) <= {"none"}:
+                lines += [_line("none", year, month, schema, "", [])]
+                continue
             result = executor.execute(probe, TOOL, {"solYear": str(year), "solMonth": f"{month:02d}"})
             if not result.ok:
                 raise RuntimeError(f"the sandbox refused {TOOL} {year}-{month}: {result.content[:200]}")

@@ -41,6 +41,8 @@ OFFLINE = {
     "HF_DATASETS_OFFLINE": "1",
     "TRL_EXPERIMENTAL_SILENCE": "1",
 }
+# Progress bars redraw with "\r" on stderr, which shares the job's pipe: they would split the METRIC lines.
+QUIET = {"TQDM_DISABLE": "1", "HF_DATASETS_DISABLE_PROGRESS_BARS": "1"}
 
 
 class TrainingFailure(RuntimeError):
@@ -57,11 +59,11 @@ class MetricsWriter:
         line = json.dumps(clean, ensure_ascii=False, default=str)
         with self.path.open("a", encoding="utf-8") as handle:
             handle.write(line + "\n")
-        print(METRIC_PREFIX + line, flush=True)
+        print("\n" + METRIC_PREFIX + line, flush=True)  # on a line of its own, whatever was printed before
 
 
 def progress(done: int, total: int, phase: str) -> None:
-    print(f"{PROGRESS_PREFIX}{done}/{total} {phase}", flush=True)
+    print(f"\n{PROGRESS_PREFIX}{done}/{total} {phase}", flush=True)
 
 
 def _callback(writer: MetricsWriter, phase: str, total_steps: int, extra: dict[str, list[float]] | None = None):
@@ -110,16 +112,22 @@ def _seed(seed: int) -> None:
 
 
 def sft_rows(examples: list[Example], tokenizer) -> list[dict[str, str]]:
-    """Prompt/completion text pairs: the rendered prompt, and the rest of the rendered conversation."""
+    """Prompt/completion text pairs, one per assistant turn: the conversation rendered up to the turn (tool results
+    included), and the turn itself. Only assistant turns are learned; tool results are context, never targets."""
     rows = []
     for example in examples:
-        prompt = tokenizer.apply_chat_template(
-            example.prompt, tools=example.tools, add_generation_prompt=True, tokenize=False
-        )
-        full = tokenizer.apply_chat_template(example.messages, tools=example.tools, tokenize=False)
-        if not full.startswith(prompt):
-            raise TrainingFailure(f"example {example.id}: the chat template does not render the prompt as a prefix")
-        rows.append({"prompt": prompt, "completion": full[len(prompt) :]})
+        for index, message in enumerate(example.messages):
+            if message.get("role") != "assistant" or index == 0:
+                continue
+            prompt = tokenizer.apply_chat_template(
+                example.messages[:index], tools=example.tools, add_generation_prompt=True, tokenize=False
+            )
+            full = tokenizer.apply_chat_template(example.messages[: index + 1], tools=example.tools, tokenize=False)
+            if not full.startswith(prompt):
+                raise TrainingFailure(
+                    f"example {example.id}: the chat template does not render turn {index} after its prefix"
+                )
+            rows.append({"prompt": prompt, "completion": full[len(prompt) :]})
     return rows
 
 
@@ -153,6 +161,7 @@ def run_sft(config: dict[str, Any], examples: list[Example], base: Path, out: Pa
         seed=config["seed"],
         dataloader_num_workers=0,
         lr_scheduler_type="constant",
+        disable_tqdm=True,
     )
     trainer = SFTTrainer(
         model=model,
@@ -330,6 +339,7 @@ def run_grpo(config: dict[str, Any], examples: list[Example], start: Path, out: 
         gradient_checkpointing=grpo["gradient_checkpointing"],
         seed=config["seed"],
         dataloader_num_workers=0,
+        disable_tqdm=True,
         remove_unused_columns=False,
         use_vllm=grpo["use_vllm"],
         vllm_mode=grpo["vllm_mode"],
@@ -380,7 +390,7 @@ def base_model(config: dict[str, Any], out: Path) -> Path:
 
 
 def train(config: dict[str, Any]) -> dict[str, Any]:
-    os.environ.update(OFFLINE)
+    os.environ.update(OFFLINE | QUIET)
     out = Path(config["output_dir"])
     out.mkdir(parents=True, exist_ok=True)
     (out / "failure.json").unlink(missing_ok=True)
