@@ -14,12 +14,16 @@ from training.models import TrainingMetric, TrainingRun
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 
-def test_a_reviewer_starts_a_run_and_reads_its_curves(
-    live_server, page, settings, tmp_path, sandbox_server_url, monkeypatch
-):
+@pytest.fixture
+def export_file(tmp_path, sandbox_server_url):
+    """Written before the browser opens: Playwright runs an event loop in this thread while it is open."""
+    return write_holiday_export(tmp_path / "train.jsonl", sandbox_server_url, [(2026, 5)], templates=("none",))
+
+
+def test_a_reviewer_starts_a_run_and_reads_its_curves(export_file, live_server, page, settings, tmp_path, monkeypatch):
     settings.VAR_DIR = tmp_path / "var"
     monkeypatch.setattr("training.views.training_run_start", _queue_only)  # the sync queue would train right away
-    data = write_holiday_export(tmp_path / "train.jsonl", sandbox_server_url, [(2026, 5)], templates=("none",))
+    data = export_file
     make_user("rita", REVIEWER)
     log_in(page, live_server.url, "rita", "pw-rita")
 
@@ -29,7 +33,7 @@ def test_a_reviewer_starts_a_run_and_reads_its_curves(
     form.get_by_label("Dataset", exact=False).first.fill(str(data))
     form.get_by_label("Base model", exact=False).fill(str(tmp_path))
     form.get_by_role("button", name="Start training").click()
-    assert "has no config.json" in page.locator("main").inner_text()
+    assert "has no config.json" in page.locator("body").inner_text()
     assert not TrainingRun.objects.exists()
 
     form = page.locator("#training-start")
@@ -39,7 +43,7 @@ def test_a_reviewer_starts_a_run_and_reads_its_curves(
     form.get_by_role("button", name="Start training").click()
     run = TrainingRun.objects.get()
     page.wait_for_url(f"**{reverse('training:run', args=[run.pk])}")
-    assert run.total_steps == 2 and "queued as job" in page.locator("main").inner_text()
+    assert run.total_steps == 2 and "queued as job" in page.locator("body").inner_text()
 
     for step in (1, 2):
         values = {"loss": 0.5 / step, "reward": step / 4, "rewards/format/mean": step / 2, "kl": 0.001 * step}

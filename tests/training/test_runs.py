@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -181,7 +182,7 @@ def test_a_failing_process_fails_the_run_with_its_reason_and_log_tail(training_s
     run.refresh_from_db()
     assert job.status == Job.Status.FAILED
     assert run.status == TrainingRun.Status.FAILED
-    assert run.error.startswith("DataError: ") and "train.jsonl:4: JSONDecodeError" in run.error
+    assert run.error.startswith("DataError: ") and re.search(r"train.jsonl:\d+: JSONDecodeError", run.error)
     assert "Traceback" in run.log_tail and "FAILED DataError" in run.log_tail
     assert run.error in job.error
     assert not TrainingMetric.objects.filter(run=run).exists()

@@ -53,7 +53,7 @@ class TrainingRunCreateSerializer(serializers.Serializer):
     dataset_path = serializers.CharField(max_length=500)
     base_model_path = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
     overrides = serializers.DictField(required=False, default=dict)
-    tool_mode = serializers.ChoiceField(choices=TrainingRun.ToolMode.values, required=False, default="sandbox")
+    tool_mode = serializers.ChoiceField(choices=TrainingRun.ToolMode.choices, required=False, default="sandbox")
     name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
     dataset_version = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1)
 
