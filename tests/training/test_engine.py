@@ -11,7 +11,13 @@ import pytest
 
 from training.engine import rewards
 from training.engine.data import DataError, load_examples
-from training.engine.environment import ToolEnvironmentError, ToolExecutor, run_episodes, tool_turn_text
+from training.engine.environment import (
+    ToolEnvironmentError,
+    ToolExecutor,
+    episode_stats,
+    run_episodes,
+    tool_turn_text,
+)
 from training.engine.presets import ConfigError, build_config, check_checkpoint
 from training.engine.synthetic import TOOL, write_holiday_export
 
@@ -131,6 +137,8 @@ def test_agent_loop_executes_calls_and_masks_tool_tokens(export_file, sandbox_se
     assert "<tool_call>" in model_text and "<tool_response>" not in model_text
     assert rollout.episode["answer"].endswith("정답: 4개")
     assert rewards.score(rollout.episode, count.gold) == {name: 1.0 for name in rewards.COMPONENTS}
+    stats = episode_stats([rollout])
+    assert stats["tools/call_frequency"] == 1.0 and stats["tools/failure_frequency"] == 0.0
     # The env text is what the chat template renders for a tool message.
     rendered = tokenizer.apply_chat_template(
         [*count.prompt, count.messages[2], count.messages[3]],
@@ -189,3 +197,30 @@ def test_training_process_imports_neither_django_nor_the_app_datasets():
     assert report["django"] == [] and report["app_modules"] == []
     assert "site-packages" in report["datasets_file"]
     assert not Path(report["datasets_file"]).resolve().is_relative_to((ROOT / "datasets").resolve())
+
+
+def test_failure_frequency_counts_unreadable_and_failed_calls(export_file):
+    from transformers import AutoTokenizer
+
+    from tests.support.tiny_model import cached_tiny_model
+
+    tokenizer = AutoTokenizer.from_pretrained(cached_tiny_model())
+    count = load_examples(export_file)[0]
+    blocks = [
+        "{not json",
+        '{"name": "get_rest_de_info", "arguments": {"solYear": "2025", "solMonth": "05"}}',  # replay.miss
+        '{"name": "get_rest_de_info", "arguments": {"solYear": "2026", "solMonth": "05"}}',
+    ]
+    text = "".join(f"<tool_call>\n{b}\n</tool_call>" for b in blocks)
+
+    def generate(contexts, max_new):
+        return [tokenizer.encode(text, add_special_tokens=False) + [tokenizer.eos_token_id]]
+
+    (rollout,) = run_episodes(
+        [count], tokenizer, generate, ToolExecutor("replay"), max_completion_length=4096, max_turns=1
+    )
+    assert [c.get("ok") for c in rollout.episode["turns"][0]["calls"]] == [False, False, True]
+    stats = episode_stats([rollout])
+    assert stats["tools/failure_frequency"] == pytest.approx(2 / 3) and stats["tools/calls_per_episode"] == 3
+    assert rewards.execution_reward(rollout.episode, count.gold) == 1.0
+    assert rewards.format_reward(rollout.episode, count.gold) == pytest.approx((0.5 + 1 + 1) / 3)

@@ -195,6 +195,8 @@ def run_episodes(
             if not ended:
                 continue  # the budget ran out inside the turn
             results = [executor.execute(example, c["name"], c["arguments"]) for c in calls]
+            for call, result in zip(calls, results, strict=True):
+                call["ok"] = result.ok
             rollout.episode["executed"] += [r.to_dict() for r in results]
             env_ids = tokenizer.encode(tool_turn_text([r.content for r in results]), add_special_tokens=False)
             if len(rollout.completion_ids) + len(env_ids) >= max_completion_length:
@@ -207,13 +209,13 @@ def run_episodes(
 
 
 def episode_stats(rollouts: Sequence[Rollout]) -> dict[str, float]:
-    """Tool-call frequency (episodes that called), failure frequency (executed calls that failed or never ran)."""
+    """Tool-call frequency (share of episodes that called) and failure frequency (share of calls that could not be
+    read or whose execution failed)."""
     if not rollouts:
         return {}
     calls = [c for r in rollouts for t in r.episode["turns"] for c in t["calls"]]
-    executed = [e for r in rollouts for e in r.episode["executed"]]
     called = sum(1 for r in rollouts if any(t["calls"] for t in r.episode["turns"]))
-    failed = sum(1 for e in executed if not e["ok"]) + sum(1 for c in calls if c["error"])
+    failed = sum(1 for c in calls if c["error"] or c.get("ok") is False)
     return {
         "tools/call_frequency": called / len(rollouts),
         "tools/failure_frequency": failed / len(calls) if calls else 0.0,
