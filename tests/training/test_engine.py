@@ -224,3 +224,16 @@ def test_failure_frequency_counts_unreadable_and_failed_calls(export_file):
     assert stats["tools/failure_frequency"] == pytest.approx(2 / 3) and stats["tools/calls_per_episode"] == 3
     assert rewards.execution_reward(rollout.episode, count.gold) == 1.0
     assert rewards.format_reward(rollout.episode, count.gold) == pytest.approx((0.5 + 1 + 1) / 3)
+
+
+def test_resume_skips_a_checkpoint_cut_off_while_saving(tmp_path):
+    from training.engine.train import last_complete_checkpoint
+
+    assert last_complete_checkpoint(tmp_path / "none") is None
+    for step, files in ((1, ["trainer_state.json", "model.safetensors", "optimizer.pt"]), (2, ["model.safetensors"])):
+        folder = tmp_path / f"checkpoint-{step}"
+        folder.mkdir()
+        for name in files:
+            (folder / name).write_bytes(b"x")
+    assert last_complete_checkpoint(tmp_path) == str(tmp_path / "checkpoint-1")
+    assert not (tmp_path / "checkpoint-2").exists()

@@ -147,7 +147,8 @@ def test_cancel_stops_the_process_and_resume_continues_from_the_checkpoint(
             Job.objects.filter(pk=self.reporter.job_id).update(cancel_requested=True)
 
     monkeypatch.setattr(services._Stream, "metric", cancel_after_second_grpo_step)
-    overrides = {**QUICK, "sft.steps": 1, "grpo.steps": 3}  # weights need not change here
+    # Weights need not change here; enough steps remain after the cancel that it lands (polled each second) first.
+    overrides = {**QUICK, "sft.steps": 1, "grpo.steps": 8}
     run = training_run_create(preset="tiny-cpu", dataset_path=str(export_file), overrides=overrides, user=reviewer)
     job = training_run_start(run=run, user=reviewer)
     job.refresh_from_db()
@@ -156,7 +157,7 @@ def test_cancel_stops_the_process_and_resume_continues_from_the_checkpoint(
     assert run.status == TrainingRun.Status.STOPPED and "resume" in run.error
     folder = Path(run.output_dir)
     assert (folder / "sft" / "DONE").exists() and not (folder / "final").exists()
-    assert (folder / "grpo" / "checkpoint-1").is_dir() and not (folder / "grpo" / "checkpoint-3").exists()
+    assert (folder / "grpo" / "checkpoint-1").is_dir() and not (folder / "grpo" / "checkpoint-8").exists()
     sft_digest = digest(folder / "sft")
 
     monkeypatch.setattr(services._Stream, "metric", original)
@@ -164,11 +165,13 @@ def test_cancel_stops_the_process_and_resume_continues_from_the_checkpoint(
     job.refresh_from_db()
     run.refresh_from_db()
     assert job.status == Job.Status.SUCCEEDED, (job.error, run.log_tail[-3000:])
-    assert run.status == TrainingRun.Status.FINISHED and run.step == 3
+    assert run.status == TrainingRun.Status.FINISHED and run.step == 8
     log = (folder / "train.log").read_text(encoding="utf-8")
     assert "SFT already finished" in log and "resuming GRPO from" in log and "checkpoint-" in log
     assert digest(folder / "sft") == sft_digest  # the warm start was not redone
-    assert sorted(TrainingMetric.objects.filter(run=run, phase="grpo").values_list("step", flat=True)) == [1, 2, 3]
+    assert sorted(TrainingMetric.objects.filter(run=run, phase="grpo").values_list("step", flat=True)) == list(
+        range(1, 9)
+    )
 
 
 @pytest.mark.slow

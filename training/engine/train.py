@@ -304,9 +304,25 @@ def reward_functions(names: list[str]):
     return [make(n) for n in names]
 
 
+def last_complete_checkpoint(out: Path) -> str | None:
+    """The newest checkpoint-N that was written to the end (trainer state, weights, optimizer). A process killed
+    while saving (cancel) leaves a partial folder: it is removed, so the run resumes from the one before."""
+    import shutil
+
+    if not out.is_dir():
+        return None
+    folders = [p for p in out.glob("checkpoint-*") if p.is_dir() and p.name.split("-")[-1].isdigit()]
+    for folder in sorted(folders, key=lambda p: int(p.name.split("-")[-1]), reverse=True):
+        weights = any(folder.glob("*.safetensors")) or any(folder.glob("*.bin"))
+        if (folder / "trainer_state.json").is_file() and weights and (folder / "optimizer.pt").is_file():
+            return str(folder)
+        print(f"removing the incomplete checkpoint {folder}", flush=True)
+        shutil.rmtree(folder, ignore_errors=True)
+    return None
+
+
 def run_grpo(config: dict[str, Any], examples: list[Example], start: Path, out: Path, writer: MetricsWriter) -> Path:
     from transformers import AutoModelForCausalLM, AutoTokenizer
-    from transformers.trainer_utils import get_last_checkpoint
     from trl import GRPOConfig, GRPOTrainer
 
     from datasets import Dataset
@@ -360,7 +376,7 @@ def run_grpo(config: dict[str, Any], examples: list[Example], start: Path, out: 
         rollout_func=make_rollout(examples, tokenizer, executor, config, extra),
         callbacks=[_callback(writer, "grpo", grpo["steps"], extra)],
     )
-    last = get_last_checkpoint(str(out)) if out.is_dir() else None
+    last = last_complete_checkpoint(out)
     if last:
         print(f"resuming GRPO from {last}", flush=True)
     try:
