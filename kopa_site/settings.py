@@ -340,6 +340,8 @@ SPECTACULAR_SETTINGS = {
         "RunStatusEnum": "benchmarks.models.EvalRun.Status",
         "SynthesisRunStatusEnum": "datasets.models.SynthesisRun.Status",
         "TrajectoryStatusEnum": "datasets.models.Trajectory.Status",
+        "ToolModeEnum": "benchmarks.models.EvalRun.ToolMode",  # named, now that training runs have their own
+        "TrainingToolModeEnum": "training.models.TrainingRun.ToolMode",
     },
 }
 

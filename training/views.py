@@ -1,9 +1,136 @@
-"""Pages of the training app."""
+"""Pages of the training app: runs (list, detail with curves, config, log and checkpoints), start, cancel, resume."""
 
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.shortcuts import render
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from kopa_site.jobs import JobError
+from kopa_site.page_helpers import require_role
+from kopa_site.roles import REVIEWER, has_role
+from training.engine.presets import PRESETS
+from training.models import TrainingRun
+from training.selectors import comparison, run_charts, run_checkpoints, run_list, run_log
+from training.services import (
+    TrainingError,
+    training_run_cancel,
+    training_run_create,
+    training_run_resumable,
+    training_run_resume,
+    training_run_start,
+)
+
+PAGE_SIZE = 50
 
 
 @login_required
+@require_GET
 def index(request):
-    return render(request, "training/index.html", {})
+    require_role(request)
+    page = Paginator(run_list(), PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(
+        request,
+        "training/index.html",
+        {
+            "page": page,
+            "can_start": has_role(request.user, REVIEWER),
+            "presets": PRESETS,
+            "tool_modes": TrainingRun.ToolMode.choices,
+            "form": {},
+        },
+    )
+
+
+@login_required
+@require_GET
+def run_detail(request, pk: int):
+    require_role(request)
+    run = get_object_or_404(run_list(), pk=pk)
+    can_review = has_role(request.user, REVIEWER)
+    return render(
+        request,
+        "training/run_detail.html",
+        {
+            "run": run,
+            "charts": run_charts(run),
+            "checkpoints": run_checkpoints(run),
+            "log": run_log(run),
+            "config": json.dumps(run.config, ensure_ascii=False, indent=2),
+            "comparison": comparison(run),
+            "can_resume": can_review and run.status != TrainingRun.Status.PENDING and training_run_resumable(run),
+            "can_cancel": can_review and run.job is not None and not run.job.is_finished,
+        },
+    )
+
+
+def _overrides(text: str) -> dict:
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise TrainingError(f"overrides are a JSON object ({error.msg})") from None
+    if not isinstance(value, dict):
+        raise TrainingError('overrides are a JSON object, e.g. {"grpo.steps": 50}')
+    return value
+
+
+@login_required
+@require_POST
+def run_start(request):
+    require_role(request, REVIEWER)
+    form = request.POST
+    try:
+        version = form.get("dataset_version", "").strip()
+        run = training_run_create(
+            preset=form.get("preset", ""),
+            dataset_path=form.get("dataset_path", ""),
+            base_model_path=form.get("base_model_path", ""),
+            overrides=_overrides(form.get("overrides", "")),
+            tool_mode=form.get("tool_mode") or TrainingRun.ToolMode.SANDBOX,
+            name=form.get("name", "").strip(),
+            dataset_version=int(version) if version.isdigit() else None,
+            user=request.user,
+        )
+        job = training_run_start(run=run, user=request.user)
+    except (TrainingError, JobError) as exc:
+        messages.error(request, f"Nothing was started: {exc}")
+        page = Paginator(run_list(), PAGE_SIZE).get_page(1)
+        context = {"page": page, "can_start": True, "presets": PRESETS, "tool_modes": TrainingRun.ToolMode.choices}
+        return render(request, "training/index.html", {**context, "form": form}, status=400)
+    messages.success(request, f"Training run #{run.pk} queued as job #{job.pk} on the gpu queue.")
+    return redirect("training:run", pk=run.pk)
+
+
+@login_required
+@require_POST
+def run_cancel(request, pk: int):
+    require_role(request, REVIEWER)
+    run = get_object_or_404(TrainingRun, pk=pk)
+    try:
+        training_run_cancel(run=run, user=request.user)
+    except (TrainingError, JobError, PermissionDenied) as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Cancel requested: run #{run.pk} stops at its next check; resume continues it.")
+    return redirect("training:run", pk=run.pk)
+
+
+@login_required
+@require_POST
+def run_resume(request, pk: int):
+    require_role(request, REVIEWER)
+    run = get_object_or_404(TrainingRun, pk=pk)
+    try:
+        job = training_run_resume(run=run, user=request.user)
+    except (TrainingError, JobError) as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Run #{run.pk} continues from its last checkpoint as job #{job.pk}.")
+    return redirect("training:run", pk=run.pk)

@@ -11,6 +11,7 @@ from datasets.api.views import SynthesisRunViewSet, TrajectoryViewSet
 from graphs.api.views import CandidateEdgeViewSet, EdgeTrialViewSet, GraphSnapshotViewSet, VerificationRunViewSet
 from kopa_site.api.jobs import JobViewSet
 from kopa_site.api.views import ObtainTokenView, StatsViewSet
+from training.api.views import TrainingRunViewSet
 
 router = DefaultRouter()
 router.register("stats", StatsViewSet, basename="stats")
@@ -31,6 +32,7 @@ router.register("bench-tasks", TaskViewSet, basename="benchtask")
 router.register("bench-models", ModelEntryViewSet, basename="modelentry")
 router.register("bench-runs", EvalRunViewSet, basename="evalrun")
 router.register("bench-results", TaskResultViewSet, basename="taskresult")
+router.register("training-runs", TrainingRunViewSet, basename="trainingrun")
 
 urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),

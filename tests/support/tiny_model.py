@@ -3,7 +3,8 @@
 About 200k random weights and a 2k vocabulary: it produces noise, which is the point. End-to-end tests run
 the real transformers path (chat template with tools, generation, Hermes parsing) in well under a second a
 turn, and score near zero. The chat template is TRL's qwen3 template, kept byte for byte in
-benchmarks/engine/chat_templates/qwen3.jinja (TRL recognises templates by exact text).
+benchmarks/engine/chat_templates/qwen3.jinja (TRL recognises templates by exact text). The recipe itself
+lives in training/engine/tiny.py (the tiny-cpu training preset builds the same model); this module caches it.
 
     .venv/bin/python -m tests.support.tiny_model /tmp/tiny-qwen3     # build one by hand
 """
@@ -12,159 +13,17 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
-import random
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 from benchmarks.engine.backends.transformers_local import chat_template
+from training.engine.tiny import TOOL_TAGS, build_tiny_model, corpus  # noqa: F401  (re-exported)
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = ROOT / "var" / "test-cache"
 BUILD_VERSION = 1  # bump when the recipe changes, so cached copies are rebuilt
-TOOL_TAGS = ["<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>", "<think>", "</think>"]
-
-_KOREAN = [
-    "서울",
-    "부산",
-    "종로구",
-    "강남구",
-    "역삼동",
-    "중구",
-    "법정동",
-    "코드",
-    "아파트",
-    "매매",
-    "실거래가",
-    "공휴일",
-    "국경일",
-    "미세먼지",
-    "초미세먼지",
-    "측정소",
-    "인구",
-    "세대",
-    "날씨",
-    "기온",
-    "강수",
-    "예보",
-    "버스",
-    "정류소",
-    "도착",
-    "정보",
-    "조회",
-    "결과",
-    "페이지",
-    "정답",
-    "입니다",
-    "알려줘",
-    "몇",
-    "개",
-    "가장",
-    "비싼",
-    "거래",
-    "금액",
-    "만원",
-    "원",
-    "명",
-    "예",
-    "아니오",
-    "지난달",
-    "이번",
-    "달",
-    "오늘",
-    "내일",
-    "현재",
-    "시각",
-]
-_ENGLISH = [
-    "the",
-    "weather",
-    "price",
-    "region",
-    "code",
-    "page",
-    "number",
-    "rows",
-    "total",
-    "count",
-    "answer",
-    "tool",
-    "call",
-    "result",
-    "error",
-]
-_TOOLS = ["get_stan_regin_cd_list", "get_rtms_data_svc_apt_trade", "get_rest_de_info", "get_weather"]
-
-
-def corpus(seed: int = 0, lines: int = 8000) -> list[str]:
-    """Synthetic lines mixing Korean, English, numbers and tool-call JSON, so BPE learns all of them."""
-    rng = random.Random(seed)
-    out = []
-    for index in range(lines):
-        kind = index % 4
-        if kind == 0:
-            out.append(" ".join(rng.choice(_KOREAN) for _ in range(rng.randint(4, 12))))
-        elif kind == 1:
-            out.append(" ".join(rng.choice(_ENGLISH) for _ in range(rng.randint(4, 12))))
-        elif kind == 2:
-            args = {"LAWD_CD": str(rng.randint(11000, 50000)), "DEAL_YMD": f"2026{rng.randint(1, 12):02d}"}
-            call = {"name": rng.choice(_TOOLS), "arguments": args}
-            out.append("<tool_call>\n" + json.dumps(call, ensure_ascii=False) + "\n</tool_call>")
-        else:
-            out.append(f"정답: {rng.randint(1, 999_999):,}{rng.choice(['만원', '원', '명', '건', ''])}")
-    return out
-
-
-def build_tiny_model(out: Path, *, seed: int = 0) -> Path:
-    """Write tokenizer, chat template, config and random weights to `out`; returns it."""
-    import torch
-    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import GenerationConfig, PreTrainedTokenizerFast, Qwen3Config, Qwen3ForCausalLM
-
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=2048,
-        special_tokens=["<|endoftext|>", "<|im_start|>", "<|im_end|>"],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
-    tok.train_from_iterator(corpus(seed), trainer)
-    # Tool and think tags are ordinary added tokens, as in Qwen: decoding with skip_special_tokens keeps them.
-    tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in TOOL_TAGS])
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=tok,
-        eos_token="<|im_end|>",
-        pad_token="<|endoftext|>",
-        padding_side="left",
-        model_max_length=32768,
-    )
-    tokenizer.chat_template = chat_template("qwen3")
-    tokenizer.save_pretrained(out)
-    config = Qwen3Config(
-        vocab_size=len(tokenizer),
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        head_dim=16,
-        # RoPE has no learned positions, so a long limit costs nothing and tool prompts fit.
-        max_position_embeddings=32768,
-        tie_word_embeddings=True,
-        eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
-    )
-    torch.manual_seed(seed)
-    model = Qwen3ForCausalLM(config)
-    model.generation_config = GenerationConfig(eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
-    model.save_pretrained(out)
-    return out
 
 
 def recipe_id() -> str:
