@@ -519,7 +519,7 @@ def trajectory_restore(*, trajectory: Trajectory, user, version: int, expected_v
 
 
 def _observation(result) -> dict[str, Any]:
-    from graphs.engine.synthesis import MAX_RECORDS
+    from datasets.engine.synthesis import MAX_RECORDS
 
     records = list(getattr(result, "records", None) or [])
     return {

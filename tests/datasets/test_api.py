@@ -16,7 +16,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 @pytest.fixture
 def synthesized(snapshot):
-    run = synthesis_run_create(params={"count": 3, "seed": 5, "max_length": 3}, snapshot=snapshot)
+    run = synthesis_run_create(
+        params={"count": 3, "seed": 5, "max_length": 3, "strategy": "coverage"}, snapshot=snapshot
+    )
     synthesis_run_execute(run=run)
     return run
 
@@ -93,7 +95,9 @@ def test_the_jsonl_export_streams_openai_records(annotator_api, synthesized):
 def test_list_endpoints_use_a_fixed_number_of_queries(
     annotator_api, synthesized, snapshot, django_assert_max_num_queries
 ):
-    run = synthesis_run_create(params={"count": 3, "seed": 6, "max_length": 3}, snapshot=snapshot)
+    run = synthesis_run_create(
+        params={"count": 3, "seed": 6, "max_length": 3, "strategy": "coverage"}, snapshot=snapshot
+    )
     synthesis_run_execute(run=run)
     with django_assert_max_num_queries(6):
         assert annotator_api.get("/api/v1/trajectories/").status_code == 200

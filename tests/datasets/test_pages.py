@@ -14,7 +14,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 @pytest.fixture
 def synthesized(snapshot):
-    run = synthesis_run_create(params={"count": 3, "seed": 5, "max_length": 3}, snapshot=snapshot)
+    run = synthesis_run_create(
+        params={"count": 3, "seed": 5, "max_length": 3, "strategy": "coverage"}, snapshot=snapshot
+    )
     synthesis_run_execute(run=run)
     return SynthesisRun.objects.get(pk=run.pk)
 
