@@ -67,3 +67,12 @@ def origin_check(*, mode: str, sandbox: str | None = None, live_base_urls: list[
         sandbox_origin_check(sandbox)
     elif mode in ("live", "record"):
         live_hosts_check(live_base_urls or [])
+
+
+def origin_check_for_run(*, mode: str | None, sandbox: str | None = None) -> None:
+    """The check a command runs before a run of `mode` (None: sandbox); live mode asks every catalogued host."""
+    from apis.models import ApiService
+
+    mode = mode or "sandbox"
+    hosts = list(ApiService.objects.values_list("base_url", flat=True).distinct()) if mode != "sandbox" else []
+    origin_check(mode=mode, sandbox=sandbox, live_base_urls=hosts)

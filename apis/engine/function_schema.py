@@ -165,3 +165,12 @@ def _description(tool: ToolSpec) -> str:
         more = " …" if len(tool.record_fields) > 20 else ""
         text += f". 응답 필드: {fields}{more}"
     return text[:MAX_DESCRIPTION]
+
+
+# What an agent is told before the tools: shared by KOPA-Bench's runner, the training data and dataset exports,
+# so a model trains on the prompt it is evaluated with. {now} becomes the clock of the task or trajectory.
+AGENT_SYSTEM_PROMPT = (
+    "당신은 한국 공공데이터 API 도구로 사용자의 질문에 답하는 조수입니다. 현재 시각은 {now} (KST)입니다.\n"
+    "필요한 도구를 호출해 실제 데이터를 확인한 뒤 답하세요. 결과가 여러 페이지이면 필요한 페이지를 모두 조회하세요.\n"
+    "도구 없이 답할 수 있으면 바로 답하세요. 마지막 줄은 '정답: <답>' 형식으로 쓰세요."
+)

@@ -22,7 +22,7 @@ from typing import Any
 
 from apis.engine.errors import EngineError
 from apis.engine.executor import Executor, ToolCall
-from apis.engine.function_schema import FunctionToolset, UnknownFunction, build_toolset
+from apis.engine.function_schema import AGENT_SYSTEM_PROMPT, FunctionToolset, UnknownFunction, build_toolset
 from apis.engine.model import ToolSpec
 from benchmarks.engine.accounting import Usage
 from benchmarks.engine.backends.base import Backend, BackendError, ModelRequest, ParsedCall, SamplingParams
@@ -39,11 +39,7 @@ STOP_MAX_STEPS = "max_steps"
 STOP_BACKEND_ERROR = "backend_error"
 STOP_TIMEOUT = "timeout"
 
-DEFAULT_SYSTEM_PROMPT = (
-    "당신은 한국 공공데이터 API 도구로 사용자의 질문에 답하는 조수입니다. 현재 시각은 {now} (KST)입니다.\n"
-    "필요한 도구를 호출해 실제 데이터를 확인한 뒤 답하세요. 결과가 여러 페이지이면 필요한 페이지를 모두 조회하세요.\n"
-    "도구 없이 답할 수 있으면 바로 답하세요. 마지막 줄은 '정답: <답>' 형식으로 쓰세요."
-)
+DEFAULT_SYSTEM_PROMPT = AGENT_SYSTEM_PROMPT
 
 
 # ------------------------------------------------------------------------------------- environments

@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from benchmarks.engine.runner import DEFAULT_SYSTEM_PROMPT
+from apis.engine.function_schema import AGENT_SYSTEM_PROMPT as DEFAULT_SYSTEM_PROMPT
 from datasets.engine.filters import aliased
 from graphs.engine.sampling import rng_for
 

@@ -13,7 +13,7 @@ the request must name, the ways it may be written), `facts` (`intermediate`: val
 - semantic: an LLM judge when one is given; otherwise rules: the request names every entry value, chosen name
   and threshold, and leaks neither a value passed between calls nor the answer.
 
-Text comparisons use the benchmark's normalisation (benchmarks.engine.checkers), so a filter and a checker
+Text comparisons use the benchmark's normalisation (apis.engine.korean_text, as benchmarks.engine.checkers), so a filter and a checker
 agree on what "the answer says 1,234" means.
 """
 
@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from benchmarks.engine.checkers import find_word, normalize_text, numbers_match, read_quantities
+from apis.engine.korean_text import find_word, normalize_text, numbers_match, read_quantities
 from datasets.engine.naturalness import naturalness_problems
 
 FORMAT, EXECUTION, SEMANTIC, NATURAL = "format", "execution", "semantic", "natural"

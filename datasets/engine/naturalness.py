@@ -27,7 +27,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from benchmarks.engine.checkers import find_word, numbers_match, read_quantities
+from apis.engine.korean_text import find_word, numbers_match, read_quantities
 from datasets.engine.korean import ARTIFACTS
 
 PROCEDURE = re.compile(

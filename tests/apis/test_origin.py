@@ -63,3 +63,34 @@ def test_live_mode_checks_each_host_and_replay_checks_nothing():
     with pytest.raises(OriginUnreachable):
         origin_check(mode="live", live_base_urls=[closed])
     origin_check(mode="replay", sandbox=closed, live_base_urls=[closed])
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["edges_verify"],
+        ["synthesize", "--count", "1", "--snapshot", "1"],
+    ],
+)
+def test_commands_that_make_calls_stop_at_once_when_their_sandbox_is_closed(settings, command):
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    settings.KOPA_SANDBOX_ORIGIN = f"http://127.0.0.1:{_closed_port()}"
+    from graphs.models import GraphSnapshot, VerificationRun
+
+    if command[0] == "synthesize":
+        GraphSnapshot.objects.create(version=1, node_link={"nodes": [], "links": []}, stats={})
+    with pytest.raises(CommandError, match="does not answer.*sandbox_serve"):
+        call_command(*command)
+    assert not VerificationRun.objects.exists()
+
+
+@pytest.mark.django_db
+def test_synthesize_without_a_snapshot_says_what_to_run_first():
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="no verified edges yet: run edges_propose and edges_verify"):
+        call_command("synthesize", "--count", "1")

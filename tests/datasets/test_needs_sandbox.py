@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from benchmarks.engine.checkers import find_word, numbers_match, read_quantities
+from apis.engine.korean_text import find_word, numbers_match, read_quantities
 from datasets.engine.naturalness import CODE_TOKEN, CRITERIA
 from datasets.engine.needs import NEEDS
 from datasets.models import SynthesisRun, Trajectory

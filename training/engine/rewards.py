@@ -38,16 +38,10 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from apis.engine.korean_text import ANSWER_MARKER as _MARKER
 from benchmarks.engine.backends.parsing import _BLOCK, parse_tool_calls, strip_thinking
 from benchmarks.engine.canonical import canonical_value, value_matches
-from benchmarks.engine.checkers import (
-    _MARKER,
-    check_answer,
-    check_contains,
-    check_numeric,
-    extract_answer,
-    read_quantities,
-)
+from benchmarks.engine.checkers import check_answer, check_contains, check_numeric, extract_answer, read_quantities
 from benchmarks.engine.codec import answer_from_dict
 
 COMPONENTS = ("format", "tool_name", "arguments", "execution", "answer", "binary")

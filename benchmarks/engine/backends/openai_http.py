@@ -155,7 +155,7 @@ class OpenAIChatBackend(Backend):
 class _ClientShards:
     """Several small httpx clients instead of one large one: httpcore scans every connection of a pool on each
     request, so sixteen episodes sharing one pool of 32 spend their time there (measured with
-    benchmarks/perf/bench_concurrency.py; apis/engine/executor.py found the same). A request takes the least
+    tests/perf/bench_concurrency.py; apis/engine/executor.py found the same). A request takes the least
     busy client; another opens when all are full, up to max_connections in all."""
 
     PER_CLIENT = 4

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
+from apis.origin import OriginUnreachable, sandbox_origin_check
 from benchmarks.engine.bfcl import DEFAULT_CATEGORIES
 from benchmarks.management.progress import ProgressLines
 from benchmarks.models import EvalRun, ModelEntry
@@ -60,8 +61,10 @@ class Command(BaseCommand):
                 job = eval_run_start(run=run)
                 self.stdout.write(self.style.SUCCESS(f"run #{run.pk} queued as job #{job.pk}"))
                 return
+            if run.benchmark != "bfcl" and run.tool_mode == EvalRun.ToolMode.SANDBOX:
+                sandbox_origin_check()  # KOPA-Bench tasks call the catalog's tools in the sandbox; stop before any episode
             self._execute(run, options)
-        except BenchError as exc:
+        except (BenchError, OriginUnreachable) as exc:
             raise CommandError(str(exc)) from None
 
     def _existing(self, run_id: int) -> EvalRun:

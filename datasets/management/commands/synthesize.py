@@ -6,6 +6,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from apis.origin import OriginUnreachable, origin_check_for_run
 from datasets.services import (
     ALL_STRATEGIES,
     RUN_DEFAULTS,
@@ -14,7 +15,8 @@ from datasets.services import (
     synthesis_run_execute,
 )
 from graphs.engine.walk import JUNCTIONS
-from graphs.models import GraphSnapshot
+from graphs.models import CandidateEdge, GraphSnapshot
+from graphs.services import graph_snapshot_create
 from kopa_site.progress import ProgressBar
 
 
@@ -62,11 +64,18 @@ class Command(BaseCommand):
             snap = GraphSnapshot.objects.filter(version=snapshot).first()
             if snap is None:
                 raise CommandError(f"no graph snapshot v{snapshot}")
+        elif not GraphSnapshot.objects.exists():
+            # Verified edges but no snapshot yet: take one rather than stop after the user's verification run.
+            if not CandidateEdge.objects.filter(status=CandidateEdge.Status.VERIFIED).exists():
+                raise CommandError("no verified edges yet: run edges_propose and edges_verify first (docs/edge.md)")
+            snap = graph_snapshot_create(note="taken by synthesize")
+            self.stdout.write(f"took graph snapshot v{snap.version} of the verified edges")
         try:
+            origin_check_for_run(mode=params.get("mode"), sandbox=params.get("sandbox_origin"))
             run = synthesis_run_create(params=params, snapshot=snap)
             self.stdout.write(f"run #{run.pk} over graph v{run.snapshot.version}")
             counters = synthesis_run_execute(run=run, reporter=bar)
-        except SynthesisError as exc:
+        except (SynthesisError, OriginUnreachable) as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(json.dumps({k: counters[k] for k in ("discarded", "failed_filters")}, ensure_ascii=False))
         self.stdout.write(

@@ -6,6 +6,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from apis.origin import OriginUnreachable, origin_check_for_run
 from graphs.models import VerificationRun
 from graphs.services import RUN_DEFAULTS, EdgeError, verification_run_create, verification_run_execute
 from kopa_site.progress import ProgressBar
@@ -34,13 +35,15 @@ class Command(BaseCommand):
                     raise CommandError(f"no verification run #{resume}")
                 if run.status == VerificationRun.Status.FINISHED:
                     raise CommandError(f"run #{resume} has finished")
+                origin_check_for_run(mode=run.params.get("mode"), sandbox=run.params.get("sandbox_origin"))
             else:
                 names = ("rounds", "batch_size", "n_max", "concurrency", "seed", "mode", "sandbox_origin", "edge_ids")
                 params = {name: options[name] for name in names if options.get(name) not in (None, [])}
+                origin_check_for_run(mode=params.get("mode"), sandbox=params.get("sandbox_origin"))
                 run = verification_run_create(params=params)
             self.stdout.write(f"run #{run.pk}")
             counters = verification_run_execute(run=run, reporter=bar)
-        except EdgeError as exc:
+        except (EdgeError, OriginUnreachable) as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(json.dumps(counters, ensure_ascii=False, sort_keys=True))
         self.stdout.write(self.style.SUCCESS(f"run #{run.pk} finished: {counters['trials']} trial(s)"))

@@ -6,15 +6,14 @@ and logged as an ApiCall, template requests, the three filters, storage) on a th
 the standalone sandbox in its own process, with L ms of latency per call. A walk's calls depend on each other
 round by round, so a trajectory takes about rounds x L; walks run C at a time, so the bound is C / (rounds x L).
 
-    .venv/bin/python -m benchmarks.perf.synthesis_throughput                     # L = 50 ms, C = 4 and 16
-    .venv/bin/python -m benchmarks.perf.synthesis_throughput --count 20 --lengths 1 2 3 4 5 6 --json out.json
+    .venv/bin/python -m tests.perf.synthesis_throughput                     # L = 50 ms, C = 4 and 16
+    .venv/bin/python -m tests.perf.synthesis_throughput --count 20 --lengths 1 2 3 4 5 6 --json out.json
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 import time
@@ -24,15 +23,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _setup_django(database: Path) -> None:
-    os.environ["DATABASE_URL"] = f"sqlite:///{database}"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kopa_site.settings")
-    sys.path.insert(0, str(ROOT))
-    import django
+    from tests.perf.django_setup import setup_django
 
-    django.setup()
-    import logging
-
-    logging.disable(logging.INFO)
+    setup_django(f"sqlite:///{database}")
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
@@ -123,8 +116,8 @@ def main(argv: list[str] | None = None) -> int:
 
         from apis.models import Tool
         from apis.services import catalog_import_bundled
-        from benchmarks.perf.executor_throughput import start_server
         from tests.datasets.sandbox import use_sandbox, verified_snapshot
+        from tests.perf.executor_throughput import start_server
 
         process, url = start_server("sandbox", args.latency_ms)
         try:

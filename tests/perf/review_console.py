@@ -10,15 +10,14 @@ without a network. Query counts are taken at a small size first and again at N: 
 Claiming: C threads, each its own annotator, claim the next item and approve it, R times each; every claimed item
 must be unique (overlap 1, so a decided item leaves the queue) and each must carry exactly one decision.
 
-    .venv/bin/python -m benchmarks.perf.review_console                       # N = 100,000, SQLite, C = 16
-    .venv/bin/python -m benchmarks.perf.review_console --database-url postgres://user@host:port/db --json out.json
+    .venv/bin/python -m tests.perf.review_console                       # N = 100,000, SQLite, C = 16
+    .venv/bin/python -m tests.perf.review_console --database-url postgres://user@host:port/db --json out.json
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import tempfile
@@ -34,15 +33,9 @@ BATCH = 2000
 
 
 def _setup_django(database_url: str) -> None:
-    os.environ["DATABASE_URL"] = database_url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kopa_site.settings")
-    sys.path.insert(0, str(ROOT))
-    import django
+    from tests.perf.django_setup import setup_django
 
-    django.setup()
-    import logging
-
-    logging.disable(logging.INFO)
+    setup_django(database_url)
     from django.conf import settings
     from django.core.management import call_command
 

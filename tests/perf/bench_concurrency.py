@@ -5,8 +5,8 @@ The endpoint is the stand-in server (tests/support/openai_stub_server.py) in its
 request after a fixed latency: a tool call first, then an answer, so each episode is two model turns and one
 tool call (answered in process). 145 synthetic tasks × 4 seeds by default, the size of a KOPA-Bench run.
 
-    .venv/bin/python -m benchmarks.perf.bench_concurrency                       # 145 × 4, L = 50 ms, C = 16
-    .venv/bin/python -m benchmarks.perf.bench_concurrency --latency-ms 100 --concurrency 8 16 32 --json out.json
+    .venv/bin/python -m tests.perf.bench_concurrency                       # 145 × 4, L = 50 ms, C = 16
+    .venv/bin/python -m tests.perf.bench_concurrency --latency-ms 100 --concurrency 8 16 32 --json out.json
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ shared pool of code concepts (names spelled per provider: camelCase, snake_case,
 descriptions; value shapes such as 5- or 10-digit codes, prefixed ids, dates, coordinates), plus noise
 fields. Growth is reported as the exponent b in time ~ tools^b between consecutive sizes (1 = linear).
 
-    .venv/bin/python -m benchmarks.perf.edge_candidates                  # 1,000 and 10,000 tools
-    .venv/bin/python -m benchmarks.perf.edge_candidates --sizes 1000 3000 10000 --json out.json
+    .venv/bin/python -m tests.perf.edge_candidates                  # 1,000 and 10,000 tools
+    .venv/bin/python -m tests.perf.edge_candidates --sizes 1000 3000 10000 --json out.json
 """
 
 from __future__ import annotations
@@ -230,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for size in args.sizes:
         out = subprocess.run(
-            [sys.executable, "-m", "benchmarks.perf.edge_candidates", "--one", str(size)],
+            [sys.executable, "-m", "tests.perf.edge_candidates", "--one", str(size)],
             cwd=ROOT,
             env=env,
             capture_output=True,

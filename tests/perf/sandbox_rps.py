@@ -4,7 +4,7 @@ Starts `python -m apis.sandbox.server` in a subprocess, warms it up, then drives
 (`apt-get install -y wrk`) or else with N concurrent httpx clients, and prints one JSON line. A benchmark,
 not a test: numbers depend on the machine.
 
-    .venv/bin/python benchmarks/perf/sandbox_rps.py --seconds 15 --connections 32
+    .venv/bin/python tests/perf/sandbox_rps.py --seconds 15 --connections 32
 """
 
 from __future__ import annotations

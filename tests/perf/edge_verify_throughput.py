@@ -9,15 +9,14 @@ the figure measures the verifier and not the emulation's first-request builds; `
 out tools that answer slower than L + slack. The ratio to C over the mean latency actually observed is
 printed as well.
 
-    .venv/bin/python -m benchmarks.perf.edge_verify_throughput                      # C = 8, 32; L = 50 ms
-    .venv/bin/python -m benchmarks.perf.edge_verify_throughput --concurrency 16 --latency-ms 100 --rounds 3
+    .venv/bin/python -m tests.perf.edge_verify_throughput                      # C = 8, 32; L = 50 ms
+    .venv/bin/python -m tests.perf.edge_verify_throughput --concurrency 16 --latency-ms 100 --rounds 3
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 import time
@@ -27,15 +26,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _setup_django(database: Path) -> None:
-    os.environ["DATABASE_URL"] = f"sqlite:///{database}"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kopa_site.settings")
-    sys.path.insert(0, str(ROOT))
-    import django
+    from tests.perf.django_setup import setup_django
 
-    django.setup()
-    import logging
-
-    logging.disable(logging.INFO)
+    setup_django(f"sqlite:///{database}")
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
@@ -107,9 +100,9 @@ def main(argv: list[str] | None = None) -> int:
         from django.conf import settings
 
         from apis.services import catalog_import_bundled
-        from benchmarks.perf.executor_throughput import start_server
         from graphs.models import CandidateEdge
         from graphs.services import edges_propose, tools_probe
+        from tests.perf.executor_throughput import start_server
 
         process, url = start_server("sandbox", args.latency_ms, warm=True)
         try:

@@ -5,8 +5,8 @@ of that the executor (httpx, limits, normalization, redaction) keeps. The server
 so it does not share the client's interpreter: the standalone sandbox (default) or the engine's fixture
 server (--server fixture).
 
-    .venv/bin/python -m benchmarks.perf.executor_throughput            # C = 1, 8, 32, 64; L = 100 ms
-    .venv/bin/python -m benchmarks.perf.executor_throughput --concurrency 32 --seconds 5 --json out.json
+    .venv/bin/python -m tests.perf.executor_throughput            # C = 1, 8, 32, 64; L = 100 ms
+    .venv/bin/python -m tests.perf.executor_throughput --concurrency 32 --seconds 5 --json out.json
 """
 
 from __future__ import annotations

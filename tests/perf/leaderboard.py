@@ -14,8 +14,8 @@
    ratio to the calls' wall time at the given concurrency is printed as well (with C calls in flight the
    wall is about model time / C, so that ratio is the stricter one).
 
-    .venv/bin/python -m benchmarks.perf.leaderboard                          # 200 × 5; L = 100 ms, C = 32
-    .venv/bin/python -m benchmarks.perf.leaderboard --models 50 --runs 2 --skip-bfcl --json out.json
+    .venv/bin/python -m tests.perf.leaderboard                          # 200 × 5; L = 100 ms, C = 32
+    .venv/bin/python -m tests.perf.leaderboard --models 50 --runs 2 --skip-bfcl --json out.json
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ import json
 import os
 import random
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -36,15 +35,9 @@ CATEGORIES = [f"cat-{i:02d}" for i in range(16)]
 
 
 def _setup_django(database: Path) -> None:
-    os.environ["DATABASE_URL"] = f"sqlite:///{database}"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kopa_site.settings")
-    sys.path.insert(0, str(ROOT))
-    import django
+    from tests.perf.django_setup import setup_django
 
-    django.setup()
-    import logging
-
-    logging.disable(logging.INFO)
+    setup_django(f"sqlite:///{database}")
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
