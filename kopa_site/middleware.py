@@ -9,8 +9,9 @@ says so (JSON under /api/), with the traceback logged for whoever maintains the 
 from __future__ import annotations
 
 import logging
+import re
 
-from django.db import IntegrityError
+from django.db import DataError, IntegrityError
 from django.http import HttpResponseBadRequest, JsonResponse
 
 logger = logging.getLogger("kopa_site.bad_input")
@@ -19,6 +20,8 @@ _MESSAGES = (
     (OverflowError, "a number in the request is out of range"),
     (UnicodeError, "the request holds text that cannot be encoded (e.g. a lone surrogate)"),
     (IntegrityError, "the request's values were refused by the database: a required value is missing or taken"),
+    # PostgreSQL refuses some values SQLite stores: a date in year 537 with a +23:44 offset, say.
+    (DataError, "a value in the request is outside what the database can hold (a date, time or number)"),
 )
 
 
@@ -27,6 +30,11 @@ class BadInputMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
+        # The same answer on every database: SQLite overflows on an integer past 64 bits, PostgreSQL quietly
+        # matches nothing. No id or count of ours is that large, so such a query value is refused up front.
+        for values in request.GET.lists():
+            if any(_BIG_INTEGER.fullmatch(value) and abs(int(value)) >= 2**63 for value in values[1]):
+                return _bad(request, "a number in the request is out of range")
         return self.get_response(request)
 
     def process_exception(self, request, exception):
@@ -35,7 +43,14 @@ class BadInputMiddleware:
                 logger.warning(
                     "400 for %s %s: %s", request.method, request.path, type(exception).__name__, exc_info=True
                 )
-                if request.path.startswith("/api/"):
-                    return JsonResponse({"detail": message}, status=400)
-                return HttpResponseBadRequest(message, content_type="text/plain; charset=utf-8")
+                return _bad(request, message)
         return None
+
+
+_BIG_INTEGER = re.compile(r"[-+]?\d{19,}")
+
+
+def _bad(request, message: str):
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": message}, status=400)
+    return HttpResponseBadRequest(message, content_type="text/plain; charset=utf-8")

@@ -102,8 +102,10 @@ DOMAINS: dict[str, Domain] = {
         _d("lot.plat_gb", "대지구분 (0 대지, 1 산)", samples=("0", "1")),
         _d("lot.bun", "지번 본번 (번지, 앞 0 없음)", samples=("23", "12", "459")),
         _d("lot.ji", "지번 부번 (호, 앞 0 없음)", samples=("0", "4", "59")),
-        _d("lot.bun4", "지번 본번 4자리 (0023)", samples=("0023", "0012", "0459"), confusable="lot.ji4"),
-        _d("lot.ji4", "지번 부번 4자리 (0004)", samples=("0000", "0004", "0059"), confusable="lot.bun4"),
+        # No confusion control between 본번 and 부번: they share one value space (a 부번 0004 is also a real
+        # 본번), so B answering it proves nothing, and the verdict would hang on which sample was drawn.
+        _d("lot.bun4", "지번 본번 4자리 (0023)", samples=("0023", "0012", "0459")),
+        _d("lot.ji4", "지번 부번 4자리 (0004)", samples=("0000", "0004", "0059")),
         _d("address.keyword", "주소 검색어", chainable=False),
         _d("address.text", "주소 (문장)", chainable=False),
         # Coordinates: members of a pair, never bound one by one.

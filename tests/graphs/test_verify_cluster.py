@@ -36,7 +36,7 @@ EDGES = [
     ("get_station_by_name", "arsId", "get_station_by_uid", "arsId", "identity"),
 ]
 PLANTED = [("get_msrstn_list", "addr", "get_msrstn_accto_rltm_mesure_dnsty", "stationName", "identity")]
-PARAMS = {"rounds": 8, "batch_size": 50, "n_max": 8, "concurrency": 2, "seed": 5}
+PARAMS = {"rounds": 12, "batch_size": 50, "n_max": 8, "concurrency": 2, "seed": 5}
 
 
 @pytest.fixture(scope="module")

@@ -39,8 +39,12 @@ class Command(BaseCommand):
             else:
                 names = ("rounds", "batch_size", "n_max", "concurrency", "seed", "mode", "sandbox_origin", "edge_ids")
                 params = {name: options[name] for name in names if options.get(name) not in (None, [])}
-                origin_check_for_run(mode=params.get("mode"), sandbox=params.get("sandbox_origin"))
-                run = verification_run_create(params=params)
+                run = verification_run_create(params=params)  # checks the parameters first
+                try:
+                    origin_check_for_run(mode=run.params.get("mode"), sandbox=run.params.get("sandbox_origin"))
+                except OriginUnreachable:
+                    run.delete()  # never started: no row is left behind for a run that could not begin
+                    raise
             self.stdout.write(f"run #{run.pk}")
             counters = verification_run_execute(run=run, reporter=bar)
         except (EdgeError, OriginUnreachable) as exc:
