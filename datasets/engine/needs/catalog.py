@@ -427,23 +427,27 @@ async def places_in_district(ctx: Ctx) -> Outcome:
     ctx.name(kind)
     places = await ctx.call(
         "area_based_list2",
-        {**TOUR, "contentTypeId": code, "arrange": "O", "numOfRows": "100"},
+        {**TOUR, "contentTypeId": code, "arrange": "A", "numOfRows": "100"},
         feed=[(REGION_SIDO_TOUR, region, own), (REGION_SGG_TOUR, region, own)],
         all_pages=True,
     )
     titles = list(
         dict.fromkeys(str(r.get("title", "")).strip() for r in places.records if str(r.get("title", "")).strip())
     )
-    shown, total = ctx.show(titles, result=places, criterion="title (가나다순, arrange=O)")
+    shown, _ = ctx.show(titles, result=places, criterion="title (가나다순, arrange=A: every place, image or not)")
+    # Counted by record (one contentid each), as the API counts them; two places may share a name.
+    total = len(places.records)
     for t in shown:
         ctx.answer(places, "title", t)
     ctx.asked(kind, *shown[:1])
     listing = ", ".join(shown)
-    if total <= len(shown):
-        answer = f"{city} {gu}의 {kind}는 모두 {total}곳이에요: {listing}."
+    same_names = f"(같은 이름이 있어 이름으로는 {len(titles)}개)" if len(titles) < total else ""
+    if len(titles) <= len(shown):
+        answer = f"{city} {gu}의 {kind}는 모두 {total}곳{same_names}이에요: {listing}."
     else:
         answer = (
-            f"{city} {gu}에 등록된 {kind}는 모두 {total}곳이고, 가나다순으로 앞의 {len(shown)}곳은 {listing}이에요."
+            f"{city} {gu}에 등록된 {kind}는 모두 {total}곳{same_names}이고, "
+            f"가나다순으로 앞의 {len(shown)}곳은 {K.josa(listing, '이에요')}."
         )
     answer = answer.replace(f"{kind}는", K.josa(kind, "은"))
     return Outcome({"gu": gu, "city": city, "kind": kind}, answer, f"{total}곳")
@@ -761,12 +765,14 @@ def open_at(record: Mapping, day: int, hhmm: int) -> tuple[bool, str, str]:
     return s <= hhmm < e, str(start).strip().zfill(4), str(end).strip().zfill(4)
 
 
-def order_phrase(shown: Sequence[tuple[Mapping, str, str]]) -> str:
-    """How the shown pharmacies were ordered: by closing time, or by name when they all close at once."""
-    closes = {e for _, _, e in shown}
-    if len(closes) == 1:
-        return f"모두 {K.hhmm(next(iter(closes)))}까지 하는 곳들이라, 가나다순으로"
-    return "늦게까지 하는 순으로"
+def order_phrase(shown: Sequence[tuple[Mapping, str, str]], rows: Sequence[tuple[Mapping, str, str]]) -> str:
+    """How the shown pharmacies were picked from `rows` (all of them, latest closing first): by closing time,
+    or, when the latest closing time is shared by more than are shown, by name among those."""
+    latest = rows[0][2]
+    tied = sum(1 for _, _, e in rows if e == latest)
+    if tied > len(shown):
+        return f"가장 늦게 {K.hhmm(latest)}까지 여는 곳이 {tied}곳이라, 그중 가나다순으로"
+    return "늦게까지 여는 순으로"
 
 
 def pharmacy_lines(rows: Sequence[tuple[Mapping, str, str]]) -> str:
@@ -804,7 +810,7 @@ async def pharmacies_open_now(ctx: Ctx) -> Outcome:
     ctx.asked("약국", str(shown[0][0]["dutyName"]))
     head = f"오늘({K.WEEKDAYS[day - 1]}요일) {gu} 약국 {len(hours)}곳 중 {spoken} 넘어서까지 여는 곳은 {total}곳이에요."
     body = pharmacy_lines(shown)
-    tail = f" {body}." if total <= len(shown) else f" {order_phrase(shown)} {len(shown)}곳만 보면 {body}."
+    tail = f" {body}." if total <= len(shown) else f" {order_phrase(shown, late)} {len(shown)}곳만 보면 {body}."
     return Outcome({"gu": gu, "city": city, "hour": spoken}, head + tail, f"{total}곳")
 
 
@@ -882,7 +888,7 @@ async def holiday_pharmacy(ctx: Ctx) -> Outcome:
             f"평소 {K.WEEKDAYS[date.weekday()]}요일처럼 {gu}에서 문을 여는 약국은 {total}곳이에요."
         )
     body = pharmacy_lines(shown)
-    tail = f" {body}." if total <= len(shown) else f" {order_phrase(shown)} {len(shown)}곳만 보면 {body}."
+    tail = f" {body}." if total <= len(shown) else f" {order_phrase(shown, rows)} {len(shown)}곳만 보면 {body}."
     return Outcome({"date": spoken, "gu": gu, "city": city}, head + tail, f"{total}곳")
 
 
@@ -995,9 +1001,21 @@ async def subscription_types(ctx: Ctx) -> Outcome:
         ctx.answer(models, "HOUSE_TY", r["HOUSE_TY"], shown=house_type(r["HOUSE_TY"]))
         ctx.answer(models, "LTTOT_TOP_AMOUNT", r["LTTOT_TOP_AMOUNT"], shown=K.manwon(r["LTTOT_TOP_AMOUNT"]))
     ctx.asked("분양가", K.manwon(shown[0]["LTTOT_TOP_AMOUNT"]))
+
+    def units(r: Mapping) -> str:
+        general, special = number(r.get("SUPLY_HSHLDCO")), number(r.get("SPSPLY_HSHLDCO"))
+        if general is None:
+            return "세대 수 미공개"
+        if not special:
+            return f"{int(general):,}세대"
+        return f"{int(general + special):,}세대(일반 {int(general):,}, 특별 {int(special):,})"
+
+    for r in shown:
+        for field in ("SUPLY_HSHLDCO", "SPSPLY_HSHLDCO"):
+            if r.get(field) not in (None, ""):
+                ctx.answer(models, field, r[field])
     lines = "; ".join(
-        f"{house_type(r['HOUSE_TY'])} {r.get('SUPLY_HSHLDCO')}세대(최고 분양가 {K.manwon(r['LTTOT_TOP_AMOUNT'])})"
-        for r in shown
+        f"{house_type(r['HOUSE_TY'])} {units(r)}(최고 분양가 {K.manwon(r['LTTOT_TOP_AMOUNT'])})" for r in shown
     )
     answer = f"{K.josa(house, '은')} 주택형이 {total}개예요: {lines}."
     return Outcome({"region": region, "house": house}, answer, f"{total}개 주택형")
