@@ -50,6 +50,7 @@ from benchmarks.environment import (
     missing_tools,
 )
 from benchmarks.models import DOMAIN_PREFIX, Benchmark, EvalRun, ModelEntry, Task, TaskResult
+from kopa_site.concurrency import StaleEdit, save_changed
 from kopa_site.env import env_str
 from kopa_site.models import Job
 
@@ -299,15 +300,19 @@ def model_entry_create(*, name: str, user=None, **fields) -> ModelEntry:
     return entry
 
 
-def model_entry_update(*, entry: ModelEntry, **fields) -> ModelEntry:
+def model_entry_update(*, entry: ModelEntry, expected_version=None, **fields) -> ModelEntry:
+    """Change the given fields only, so two people editing different fields at once both keep their change;
+    with expected_version (the `updated_at` the editor read) an edit made on stale data is refused."""
     unknown = set(fields) - _MODEL_FIELDS
     if unknown:
         raise BenchError(f"unknown model field(s): {', '.join(sorted(unknown))}")
     for name, value in fields.items():
         setattr(entry, name, value)
     model_entry_check(entry)
-    entry.save()
-    return entry
+    try:
+        return save_changed(entry, fields, expected_version=expected_version)
+    except StaleEdit as error:
+        raise BenchError(str(error)) from None
 
 
 # --- Runs ----------------------------------------------------------------------------------------------

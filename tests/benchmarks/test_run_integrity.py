@@ -120,3 +120,23 @@ def test_reviewers_add_and_edit_models_with_the_form_and_annotators_cannot(clien
     assert entry.params_b == 9.5
     listing = browser.get(reverse("benchmarks:models")).content.decode()
     assert "Add a model" in listing and "Qwen3.5" in listing
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_edits_of_different_fields_of_one_model_entry_both_stay():
+    """Issue 17, point 8: a full save() after setattr wrote back what each editor had read."""
+    from benchmarks.models import ModelEntry
+    from benchmarks.services import BenchError, model_entry_create, model_entry_update
+
+    entry = model_entry_create(name="edits", backend="oracle")
+    first, second = ModelEntry.objects.get(pk=entry.pk), ModelEntry.objects.get(pk=entry.pk)
+    model_entry_update(entry=first, notes="from the first editor")
+    model_entry_update(entry=second, family="Qwen3")
+    stored = ModelEntry.objects.get(pk=entry.pk)
+    assert (stored.notes, stored.family) == ("from the first editor", "Qwen3")
+
+    read = ModelEntry.objects.get(pk=entry.pk)
+    model_entry_update(entry=ModelEntry.objects.get(pk=entry.pk), license="MIT")
+    with pytest.raises(BenchError, match="changed by someone else"):
+        model_entry_update(entry=read, license="Apache-2.0", expected_version=read.updated_at)
+    assert ModelEntry.objects.get(pk=entry.pk).license == "MIT"
