@@ -569,10 +569,7 @@ def synthesis_run_execute(*, run: SynthesisRun, reporter: Reporter | None = None
             for (attempt, plan), execution in zip(batch, executions, strict=True):
                 counters["calls"] += len(execution.calls)
                 if not execution.ok:
-                    discarded[execution.reason] += 1
-                    bucket = samples.setdefault(execution.reason, [])
-                    if len(bucket) < SAMPLES_PER_REASON:
-                        bucket.append(f"#{attempt} {execution.detail}"[:300])
+                    _note_discard(discarded, samples, execution.reason, f"#{attempt} {execution.detail}")
                     continue
                 counters["executed"] += 1
                 if counters["kept"] >= count:
@@ -709,10 +706,7 @@ def _run_needs(run, params, planner, rows, tools, reporter, counters, discarded,
             execution, plan = done.execution, done.plan
             counters["calls"] += len(execution.calls)
             if not execution.ok:
-                discarded[execution.reason] += 1
-                bucket = samples.setdefault(execution.reason, [])
-                if len(bucket) < SAMPLES_PER_REASON:
-                    bucket.append(f"#{attempt} {need.id}: {execution.detail}"[:300])
+                _note_discard(discarded, samples, execution.reason, f"#{attempt} {need.id}: {execution.detail}")
                 continue
             counters["executed"] += 1
             if counters["kept"] >= count:
@@ -807,3 +801,11 @@ def trajectories_export(
         return export_engine.write_export(items, folder, validation=validation, seed=seed, name=name, info=info)
     except (OSError, ValueError) as exc:
         raise SynthesisError(f"export failed: {exc}") from None
+
+
+def _note_discard(discarded, samples: dict[str, list[str]], reason: str, example: str) -> None:
+    """Count a discarded walk or need by reason and keep the first few examples of each."""
+    discarded[reason] += 1
+    bucket = samples.setdefault(reason, [])
+    if len(bucket) < SAMPLES_PER_REASON:
+        bucket.append(example[:300])

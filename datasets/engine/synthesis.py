@@ -81,6 +81,23 @@ class Call:
     api_call_id: Any = None
     all_records: list[dict[str, Any]] = field(default_factory=list, repr=False)  # every record, uncapped
 
+    def take(self, result: Any) -> Call:
+        """Store what the executor answered (a NormalizedResult, or anything with its attributes)."""
+        records = list(getattr(result, "records", None) or [])
+        self.ok = bool(getattr(result, "ok", False))
+        self.error_class = getattr(result, "error_class", None)
+        self.http_status = getattr(result, "http_status", None)
+        self.result_code = getattr(result, "result_code", None)
+        self.result_msg = getattr(result, "result_msg", None)
+        self.total_count = getattr(result, "total_count", None)
+        self.page_info = dict(getattr(result, "page", None) or {})
+        self.record_count = len(records)
+        self.records = records[:MAX_RECORDS]
+        self.latency_ms = float(getattr(result, "latency_ms", 0.0) or 0.0)
+        self.api_call_id = getattr(result, "api_call_id", None)
+        self.all_records = records
+        return self
+
     def observation(self) -> dict[str, Any]:
         """What the tool returned, in the shape the benchmark's tool environment gives a model."""
         return {
@@ -339,20 +356,7 @@ class _Run:
             result = await self.execute(tool, dict(args))
         except Exception as exc:  # the executor refused the call (a missing key, a bad mode)
             raise Discard("executor.refused", f"{tool.name}: {exc}") from None
-        records = list(getattr(result, "records", None) or [])
-        call.ok = bool(getattr(result, "ok", False))
-        call.error_class = getattr(result, "error_class", None)
-        call.http_status = getattr(result, "http_status", None)
-        call.result_code = getattr(result, "result_code", None)
-        call.result_msg = getattr(result, "result_msg", None)
-        call.total_count = getattr(result, "total_count", None)
-        call.page_info = dict(getattr(result, "page", None) or {})
-        call.record_count = len(records)
-        call.records = records[:MAX_RECORDS]
-        call.latency_ms = float(getattr(result, "latency_ms", 0.0) or 0.0)
-        call.api_call_id = getattr(result, "api_call_id", None)
-        call.all_records = records
-        return call
+        return call.take(result)
 
     def _check(self, step: Step, call: Call) -> None:
         where = "entry" if step.parent is None else "call"

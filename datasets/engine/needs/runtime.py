@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from datasets.engine.synthesis import MAX_RECORDS, Call, Discard, Execution, StepRun, _all, coerce, scalar_text
+from datasets.engine.synthesis import Call, Discard, Execution, StepRun, _all, coerce, scalar_text
 from graphs.engine import transforms as T
 from graphs.engine.walk import Answer, Link, Plan, Step, ToolMeta
 
@@ -304,20 +304,7 @@ class Ctx:
             result = await self.execute(meta, dict(args))
         except Exception as exc:
             raise Discard("executor.refused", f"{meta.name}: {exc}") from None
-        records = list(getattr(result, "records", None) or [])
-        call.ok = bool(getattr(result, "ok", False))
-        call.error_class = getattr(result, "error_class", None)
-        call.http_status = getattr(result, "http_status", None)
-        call.result_code = getattr(result, "result_code", None)
-        call.result_msg = getattr(result, "result_msg", None)
-        call.total_count = getattr(result, "total_count", None)
-        call.page_info = dict(getattr(result, "page", None) or {})
-        call.record_count = len(records)
-        call.records = records[:MAX_RECORDS]
-        call.latency_ms = float(getattr(result, "latency_ms", 0.0) or 0.0)
-        call.api_call_id = getattr(result, "api_call_id", None)
-        call.all_records = records
-        return call
+        return call.take(result)
 
     # -- what was chosen, tested and answered
 
