@@ -1,7 +1,8 @@
 """The main job: everything `./kopa up` runs before it serves, idempotent and resumable.
 
 bootstrap (migrate, demo users, bundled catalog, KOPA-Bench tasks) → propose and verify edges → snapshot the
-graph → synthesize trajectories → evaluate the oracle (and any model the user configured) on KOPA-Bench.
+graph → synthesize trajectories → evaluate on KOPA-Bench the oracle, the locally built tiny model where one is present
+(`--tiny` builds it) and any model the user configured.
 
 Each step is a management command run by name, preceded by a check of what is already there, so a
 second run skips finished work in seconds and an interrupted one carries on where it stopped. Like
@@ -35,6 +36,14 @@ from kopa_site.roles import ADMIN
 
 ROOT = Path(__file__).resolve().parent.parent
 SANDBOX_START_TIMEOUT_S = 120.0
+TINY_MODEL_NAME = "tiny-qwen3"
+# The tiny model writes words, not tool calls, until it is trained; short turns keep its evaluation in minutes.
+TINY_MODEL_LIMITS = ["--max-tokens", "96", "--max-steps", "4"]
+
+
+def tiny_model_dir() -> Path:
+    """Where the main job looks for the locally built tiny model (KOPA_PIPELINE_TINY_MODEL, else var/models/)."""
+    return Path(env_str("KOPA_PIPELINE_TINY_MODEL", "") or settings.VAR_DIR / "models" / TINY_MODEL_NAME)
 
 
 class PipelineError(Exception):
@@ -54,6 +63,7 @@ class PipelineOptions:
     model_key_env: str = ""
     model_checkpoint: str = ""
     skip_pipeline: bool = False  # only the set-up step (bootstrap)
+    tiny: bool = False  # build the tiny Qwen3 model from config when it is not there yet, then evaluate it
 
 
 @dataclass
@@ -173,6 +183,37 @@ def _run_synthesize(options, command):
     command("synthesize", *args)
 
 
+def _tiny_present() -> bool:
+    return (tiny_model_dir() / "config.json").is_file()
+
+
+def _run_tiny_model(options, command):
+    folder = tiny_model_dir()
+    if not _tiny_present():
+        # The training engine builds it in its own process: it imports transformers and HF `datasets`,
+        # which the app `datasets/` would shadow here.
+        script = ROOT / "training" / "engine" / "tiny.py"
+        done = subprocess.run(
+            [sys.executable, "-P", str(script), str(folder)], capture_output=True, text=True, timeout=900
+        )
+        if done.returncode != 0 or not _tiny_present():
+            tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+            raise PipelineError(f"building the tiny model in {folder} failed: {tail[0]}")
+    command(
+        "bench_run",
+        "--model",
+        TINY_MODEL_NAME,
+        "--backend",
+        "transformers",
+        "--checkpoint",
+        str(folder),
+        "--device",
+        "cpu",
+        *TINY_MODEL_LIMITS,
+        *_bench_args(options),
+    )
+
+
 def _bench_args(options: PipelineOptions) -> list[str]:
     args = ["--seeds", "0"]
     if options.tasks:
@@ -205,6 +246,10 @@ def steps_for(options: PipelineOptions) -> list[Step]:
         Step("synthesize", "synthesize trajectories", True, _trajectories_done, _run_synthesize),
         Step("oracle", "KOPA-Bench: the oracle", True, _eval_done("oracle"), _run_oracle),
     ]
+    if options.tiny or _tiny_present():
+        steps.append(
+            Step("tiny", "KOPA-Bench: the local tiny model", True, _eval_done(TINY_MODEL_NAME), _run_tiny_model)
+        )
     if options.model_name and (options.model_url or options.model_checkpoint):
         steps.append(Step("model", f"KOPA-Bench: {options.model_name}", True, _eval_done(""), _run_user_model))
     return steps
@@ -385,6 +430,7 @@ def options_from_env() -> PipelineOptions:
         model_key_env=env_str("KOPA_PIPELINE_MODEL_KEY_ENV", "") or "",
         model_checkpoint=env_str("KOPA_PIPELINE_CHECKPOINT", "") or "",
         skip_pipeline=env_bool("KOPA_SKIP_PIPELINE", False),
+        tiny=env_bool("KOPA_PIPELINE_TINY", False),
     )
 
 

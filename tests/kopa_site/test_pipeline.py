@@ -14,11 +14,17 @@ from datasets.models import Trajectory
 from graphs.models import CandidateEdge, GraphSnapshot, VerificationRun
 from kopa_site.jobs import job_start, kinds_startable_by
 from kopa_site.models import Job
-from kopa_site.pipeline import PipelineError, PipelineOptions, pipeline_run
+from kopa_site.pipeline import TINY_MODEL_NAME, PipelineError, PipelineOptions, pipeline_run, steps_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 TASKS = ["wx-001", "hl-001", "x-001"]
+
+
+@pytest.fixture(autouse=True)
+def _no_tiny_model(monkeypatch, tmp_path):
+    """The job evaluates a tiny model found in var/models/; these tests never see a developer's copy."""
+    monkeypatch.setenv("KOPA_PIPELINE_TINY_MODEL", str(tmp_path / "tiny-qwen3"))
 
 
 def _closed_origin() -> str:
@@ -95,3 +101,19 @@ def test_admins_start_it_as_a_job_whose_failure_names_what_to_start(reviewer, ad
     job.refresh_from_db()
     assert job.status == Job.Status.FAILED
     assert f"the sandbox at {origin} does not answer" in job.error
+
+
+def test_the_tiny_model_is_built_when_asked_then_evaluated_where_present(settings, sandbox_server_url, tmp_path):
+    settings.KOPA_SANDBOX_ORIGIN = sandbox_server_url
+    assert "tiny" not in [step.name for step in steps_for(_small())], "no tiny model, no step"
+    step = next(step for step in steps_for(_small(tiny=True)) if step.name == "tiny")
+    call_command("bootstrap")
+    assert step.done(_small()) == ""
+
+    step.run(_small(tasks=["hl-001"]), lambda name, *args: call_command(name, *args))
+
+    assert (tmp_path / "tiny-qwen3" / "config.json").is_file()
+    run = EvalRun.objects.get(model__name=TINY_MODEL_NAME)
+    assert run.status == "finished" and run.model.backend == "transformers"
+    assert "tiny" in [step.name for step in steps_for(_small())], "a built tiny model is evaluated without --tiny"
+    assert step.done(_small()) == f"{TINY_MODEL_NAME} already evaluated (run #{run.pk})"

@@ -39,6 +39,9 @@ class Command(BaseCommand):
         parser.add_argument("--model-url", help="its OpenAI-compatible endpoint (a vLLM server), ending in /v1")
         parser.add_argument("--model-key-env", help="variable that holds the endpoint's key (KOPA_MODEL_KEY_*)")
         parser.add_argument("--checkpoint", dest="model_checkpoint", help="or its local checkpoint folder")
+        parser.add_argument(
+            "--tiny", action="store_true", help="build the tiny Qwen3 model from config if absent, and evaluate it"
+        )
         parser.add_argument("--skip-pipeline", action="store_true", help="only migrate, users, catalog and tasks")
         parser.add_argument("--base", default="http://127.0.0.1:8000", help="site address for the printed links")
 
