@@ -32,7 +32,7 @@ from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 import httpx
 
-from apis.engine import errors as E
+from apis.engine import errors
 from apis.engine.errors import EngineError, Secret, is_environmental, redact, reveal
 from apis.engine.normalize import NormalizedResult, failure, normalize
 
@@ -502,7 +502,7 @@ class Executor:
         try:
             prepared = self.prepare(call)
         except _MissingPathParam as missing:
-            return failure(E.STRUCT_MISSING_PARAM, f"path parameter {{{missing.name}}} is missing")
+            return failure(errors.STRUCT_MISSING_PARAM, f"path parameter {{{missing.name}}} is missing")
         if self.mode is Mode.REPLAY:
             return await self._replay(prepared, call, secrets)
         cache = self.cache if use_cache else None
@@ -547,7 +547,7 @@ class Executor:
                         latency_ms=result.latency_ms,
                     )
                 )
-            if cache is not None and (result.ok or result.error_class == E.STRUCT_NO_DATA):
+            if cache is not None and (result.ok or result.error_class == errors.STRUCT_NO_DATA):
                 cache.set(cache_key, attempt.stored)
         return result
 
@@ -565,11 +565,11 @@ class Executor:
                     data=wire.form_body,
                 )
         except httpx.TimeoutException as error:
-            return _Attempt(_transport_failure(E.ENV_TIMEOUT, error, secrets, started), None)
+            return _Attempt(_transport_failure(errors.ENV_TIMEOUT, error, secrets, started), None)
         except (httpx.UnsupportedProtocol, httpx.InvalidURL) as error:
-            return _Attempt(_transport_failure(E.STRUCT_INVALID_PARAM, error, secrets, started), None)
+            return _Attempt(_transport_failure(errors.STRUCT_INVALID_PARAM, error, secrets, started), None)
         except (httpx.TransportError, httpx.DecodingError) as error:
-            return _Attempt(_transport_failure(E.ENV_CONNECTION, error, secrets, started), None)
+            return _Attempt(_transport_failure(errors.ENV_CONNECTION, error, secrets, started), None)
         latency_ms = (time.perf_counter() - started) * 1000
         content_type = response.headers.get("content-type", "")
         result = normalize(
@@ -586,7 +586,7 @@ class Executor:
         record = await self.store.get(prepared.request_hash)
         if record is None:
             return failure(
-                E.REPLAY_MISS,
+                errors.REPLAY_MISS,
                 f"no recorded call for {prepared.method} {prepared.url} (request {prepared.request_hash[:12]})",
             )
         result = normalize(

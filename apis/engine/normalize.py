@@ -25,7 +25,7 @@ from typing import Any
 from xml.etree import ElementTree
 from xml.parsers import expat
 
-from apis.engine import errors as E
+from apis.engine import errors
 from apis.engine.errors import redact, redaction_pattern
 
 _NO_DATA = "no_data"  # a code's meaning: success, but nothing found
@@ -99,13 +99,13 @@ def normalize(
     if reading is None:
         error_class, message = _classify_without_envelope(kind, problem, http_status, text)
         if error_class is None:  # a parseable document in an unknown shape with a 2xx status
-            error_class, message = E.STRUCT_SCHEMA, "the body is in no envelope this engine knows"
+            error_class, message = errors.STRUCT_SCHEMA, "the body is in no envelope this engine knows"
         return _result(False, http_status, None, redact(message, secrets), [], None, {}, error_class, raw, size)
 
     meaning = reading.meaning
     if meaning is None and http_status is not None and http_status >= 400:
         # A success envelope under an error status: trust neither, report the status.
-        meaning = _status_class(http_status) or E.STRUCT_HTTP_4XX
+        meaning = _status_class(http_status) or errors.STRUCT_HTTP_4XX
     records = [
         flatten(record, empty="" if kind == "xml" else None)
         for record in reading.records
@@ -121,7 +121,7 @@ def normalize(
             records = []
         if expect_records and not records:
             return _result(
-                False, http_status, reading.code, reading.msg, [], reading.total, page, E.STRUCT_NO_DATA, raw, size
+                False, http_status, reading.code, reading.msg, [], reading.total, page, errors.STRUCT_NO_DATA, raw, size
             )
         return _result(True, http_status, reading.code, reading.msg, records, reading.total, page, None, raw, size)
     return _result(False, http_status, reading.code, reading.msg, records, reading.total, page, meaning, raw, size)
@@ -307,19 +307,21 @@ def _classify_without_envelope(kind: str, problem: str | None, status: int | Non
     """(error_class, message) for a body no family reader recognized."""
     by_status = _status_class(status)
     if kind == "truncated":
-        return E.ENV_TRUNCATED, problem
+        return errors.ENV_TRUNCATED, problem
     if kind == "empty":
-        return by_status or E.ENV_GATEWAY, problem or "the body is empty"
+        return by_status or errors.ENV_GATEWAY, problem or "the body is empty"
     if kind == "html":
         if status == 404:
-            return E.STRUCT_NOT_FOUND, problem
-        return (E.ENV_HTTP_5XX if by_status == E.ENV_HTTP_5XX else by_status) or E.ENV_HTML_ERROR, problem
+            return errors.STRUCT_NOT_FOUND, problem
+        return (
+            errors.ENV_HTTP_5XX if by_status == errors.ENV_HTTP_5XX else by_status
+        ) or errors.ENV_HTML_ERROR, problem
     if by_status:
         return by_status, f"HTTP {status}: {problem or 'no recognizable envelope'}"
     if kind == "malformed":
-        return E.STRUCT_MALFORMED, problem
+        return errors.STRUCT_MALFORMED, problem
     if kind == "text":
-        return _classify_message(text) or E.STRUCT_SCHEMA, f"plain text instead of data: {problem}"
+        return _classify_message(text) or errors.STRUCT_SCHEMA, f"plain text instead of data: {problem}"
     return None, problem
 
 
@@ -327,16 +329,16 @@ def _status_class(status: int | None) -> str | None:
     if status is None or status < 400:
         return None
     if status >= 500:
-        return E.ENV_HTTP_5XX
+        return errors.ENV_HTTP_5XX
     if status == 429:
-        return E.ENV_QUOTA
+        return errors.ENV_QUOTA
     if status in (401, 403):
-        return E.STRUCT_AUTH
+        return errors.STRUCT_AUTH
     if status == 404:
-        return E.STRUCT_NOT_FOUND
+        return errors.STRUCT_NOT_FOUND
     if status in (408,):
-        return E.ENV_TIMEOUT
-    return E.STRUCT_HTTP_4XX
+        return errors.ENV_TIMEOUT
+    return errors.STRUCT_HTTP_4XX
 
 
 # ------------------------------------------------------------------------------------------ code tables
@@ -346,22 +348,22 @@ def _status_class(status: int | None) -> str | None:
 _PORTAL = {
     0: None,
     3: _NO_DATA,
-    1: E.ENV_PROVIDER,
-    2: E.ENV_PROVIDER,
-    4: E.ENV_PROVIDER,
-    5: E.ENV_PROVIDER,
-    99: E.ENV_PROVIDER,
-    10: E.STRUCT_INVALID_PARAM,
-    11: E.STRUCT_MISSING_PARAM,
-    12: E.STRUCT_RETIRED,
-    20: E.STRUCT_AUTH,
-    21: E.STRUCT_AUTH,
-    22: E.ENV_QUOTA,
-    23: E.ENV_QUOTA,
-    30: E.STRUCT_AUTH,
-    31: E.STRUCT_AUTH,
-    32: E.STRUCT_AUTH,
-    33: E.STRUCT_AUTH,
+    1: errors.ENV_PROVIDER,
+    2: errors.ENV_PROVIDER,
+    4: errors.ENV_PROVIDER,
+    5: errors.ENV_PROVIDER,
+    99: errors.ENV_PROVIDER,
+    10: errors.STRUCT_INVALID_PARAM,
+    11: errors.STRUCT_MISSING_PARAM,
+    12: errors.STRUCT_RETIRED,
+    20: errors.STRUCT_AUTH,
+    21: errors.STRUCT_AUTH,
+    22: errors.ENV_QUOTA,
+    23: errors.ENV_QUOTA,
+    30: errors.STRUCT_AUTH,
+    31: errors.STRUCT_AUTH,
+    32: errors.STRUCT_AUTH,
+    33: errors.STRUCT_AUTH,
 }
 # INFO-/ERROR- codes: Seoul Open Data, R-ONE, 법정동코드 (StanReginCd).
 _INFO = {
@@ -369,59 +371,59 @@ _INFO = {
     "INFO-000": None,
     "INFO-3": _NO_DATA,
     "INFO-200": _NO_DATA,
-    "INFO-100": E.STRUCT_AUTH,
-    "ERROR-290": E.STRUCT_AUTH,
-    "ERROR-300": E.STRUCT_MISSING_PARAM,
-    "ERROR-1": E.STRUCT_INVALID_PARAM,
-    "ERROR-301": E.STRUCT_INVALID_PARAM,
-    "ERROR-310": E.STRUCT_NOT_FOUND,
-    "ERROR-331": E.STRUCT_INVALID_PARAM,
-    "ERROR-332": E.STRUCT_INVALID_PARAM,
-    "ERROR-333": E.STRUCT_INVALID_PARAM,
-    "ERROR-334": E.STRUCT_INVALID_PARAM,
-    "ERROR-335": E.STRUCT_INVALID_PARAM,
-    "ERROR-336": E.STRUCT_INVALID_PARAM,
-    "ERROR-500": E.ENV_PROVIDER,
-    "ERROR-600": E.ENV_PROVIDER,
-    "ERROR-601": E.ENV_PROVIDER,
+    "INFO-100": errors.STRUCT_AUTH,
+    "ERROR-290": errors.STRUCT_AUTH,
+    "ERROR-300": errors.STRUCT_MISSING_PARAM,
+    "ERROR-1": errors.STRUCT_INVALID_PARAM,
+    "ERROR-301": errors.STRUCT_INVALID_PARAM,
+    "ERROR-310": errors.STRUCT_NOT_FOUND,
+    "ERROR-331": errors.STRUCT_INVALID_PARAM,
+    "ERROR-332": errors.STRUCT_INVALID_PARAM,
+    "ERROR-333": errors.STRUCT_INVALID_PARAM,
+    "ERROR-334": errors.STRUCT_INVALID_PARAM,
+    "ERROR-335": errors.STRUCT_INVALID_PARAM,
+    "ERROR-336": errors.STRUCT_INVALID_PARAM,
+    "ERROR-500": errors.ENV_PROVIDER,
+    "ERROR-600": errors.ENV_PROVIDER,
+    "ERROR-601": errors.ENV_PROVIDER,
 }
 _KOSIS = {
-    10: E.STRUCT_AUTH,
-    11: E.STRUCT_AUTH,
-    20: E.STRUCT_MISSING_PARAM,
-    21: E.STRUCT_INVALID_PARAM,
+    10: errors.STRUCT_AUTH,
+    11: errors.STRUCT_AUTH,
+    20: errors.STRUCT_MISSING_PARAM,
+    21: errors.STRUCT_INVALID_PARAM,
     30: _NO_DATA,
-    31: E.STRUCT_INVALID_PARAM,
-    40: E.ENV_QUOTA,
-    41: E.STRUCT_INVALID_PARAM,
-    42: E.ENV_QUOTA,
-    50: E.ENV_PROVIDER,
+    31: errors.STRUCT_INVALID_PARAM,
+    40: errors.ENV_QUOTA,
+    41: errors.STRUCT_INVALID_PARAM,
+    42: errors.ENV_QUOTA,
+    50: errors.ENV_PROVIDER,
 }
 _JUSO = {
     "0": None,
-    "-999": E.ENV_PROVIDER,
-    "E0001": E.STRUCT_AUTH,
-    "E0014": E.STRUCT_AUTH,
-    "E0005": E.STRUCT_MISSING_PARAM,
+    "-999": errors.ENV_PROVIDER,
+    "E0001": errors.STRUCT_AUTH,
+    "E0014": errors.STRUCT_AUTH,
+    "E0005": errors.STRUCT_MISSING_PARAM,
 }
-_SEOUL_BUS = {"0": None, "4": _NO_DATA, "1": E.ENV_PROVIDER, "2": E.STRUCT_INVALID_PARAM}
+_SEOUL_BUS = {"0": None, "4": _NO_DATA, "1": errors.ENV_PROVIDER, "2": errors.STRUCT_INVALID_PARAM}
 _NTS = {
     "OK": None,
-    "BAD_JSON_REQUEST": E.STRUCT_INVALID_PARAM,
-    "REQUEST_DATA_MALFORMED": E.STRUCT_INVALID_PARAM,
-    "TOO_LARGE_REQUEST": E.STRUCT_INVALID_PARAM,
-    "INTERNAL_ERROR": E.ENV_PROVIDER,
-    "HTTP_ERROR": E.ENV_PROVIDER,
+    "BAD_JSON_REQUEST": errors.STRUCT_INVALID_PARAM,
+    "REQUEST_DATA_MALFORMED": errors.STRUCT_INVALID_PARAM,
+    "TOO_LARGE_REQUEST": errors.STRUCT_INVALID_PARAM,
+    "INTERNAL_ERROR": errors.ENV_PROVIDER,
+    "HTTP_ERROR": errors.ENV_PROVIDER,
 }
 
 _MESSAGE_HINTS = (
-    (re.compile(r"KEY|인증|ACCESS_DENIED|UNREGISTERED|DEADLINE|UNSIGNED", re.I), E.STRUCT_AUTH),
-    (re.compile(r"LIMITED_NUMBER|초과|제한|TOO_MANY", re.I), E.ENV_QUOTA),
-    (re.compile(r"MANDATORY|필수", re.I), E.STRUCT_MISSING_PARAM),
+    (re.compile(r"KEY|인증|ACCESS_DENIED|UNREGISTERED|DEADLINE|UNSIGNED", re.I), errors.STRUCT_AUTH),
+    (re.compile(r"LIMITED_NUMBER|초과|제한|TOO_MANY", re.I), errors.ENV_QUOTA),
+    (re.compile(r"MANDATORY|필수", re.I), errors.STRUCT_MISSING_PARAM),
     (re.compile(r"NO_?DATA|없습니다|없음", re.I), _NO_DATA),
-    (re.compile(r"NO_OPENAPI_SERVICE|폐기", re.I), E.STRUCT_RETIRED),
-    (re.compile(r"INVALID|PARAMETER|잘못된", re.I), E.STRUCT_INVALID_PARAM),
-    (re.compile(r"TIMEOUT|DB_ERROR|APPLICATION_ERROR|HTTP_ERROR|시스템|서버", re.I), E.ENV_PROVIDER),
+    (re.compile(r"NO_OPENAPI_SERVICE|폐기", re.I), errors.STRUCT_RETIRED),
+    (re.compile(r"INVALID|PARAMETER|잘못된", re.I), errors.STRUCT_INVALID_PARAM),
+    (re.compile(r"TIMEOUT|DB_ERROR|APPLICATION_ERROR|HTTP_ERROR|시스템|서버", re.I), errors.ENV_PROVIDER),
 )
 
 
@@ -441,13 +443,13 @@ def _portal_meaning(code: str | None, msg: str | None, *, gateway: bool = False)
     try:
         number = int(text)
     except ValueError:
-        return _classify_message(msg) or E.STRUCT_SERVICE_ERROR
+        return _classify_message(msg) or errors.STRUCT_SERVICE_ERROR
     if number in _PORTAL:
         meaning = _PORTAL[number]
-        if gateway and meaning == E.ENV_PROVIDER:
-            return E.ENV_GATEWAY
+        if gateway and meaning == errors.ENV_PROVIDER:
+            return errors.ENV_GATEWAY
         return meaning
-    return _classify_message(msg) or E.STRUCT_SERVICE_ERROR
+    return _classify_message(msg) or errors.STRUCT_SERVICE_ERROR
 
 
 def _info_meaning(code: str, msg: str | None) -> str | None:
@@ -455,9 +457,9 @@ def _info_meaning(code: str, msg: str | None) -> str | None:
     if upper in _INFO:
         return _INFO[upper]
     if upper.startswith("ERROR-5") or upper.startswith("ERROR-6"):
-        return E.ENV_PROVIDER
+        return errors.ENV_PROVIDER
     hinted = _classify_message(msg)
-    return hinted if hinted else E.STRUCT_SERVICE_ERROR
+    return hinted if hinted else errors.STRUCT_SERVICE_ERROR
 
 
 def _is_success_text(msg: str) -> bool:
@@ -508,8 +510,8 @@ def _read_gateway(header: Mapping) -> _Reading:
     meaning = _portal_meaning(code, msg, gateway=True)
     if meaning is None or meaning == _NO_DATA:
         # The gateway envelope only ever carries failures; an unknown or zero code is still one.
-        meaning = _classify_message(msg) or E.ENV_GATEWAY
-        meaning = E.ENV_GATEWAY if meaning == _NO_DATA else meaning
+        meaning = _classify_message(msg) or errors.ENV_GATEWAY
+        meaning = errors.ENV_GATEWAY if meaning == _NO_DATA else meaning
     return _Reading("gateway", code=code, msg=msg, meaning=meaning)
 
 
@@ -671,7 +673,7 @@ def _read_nts(doc: Mapping) -> _Reading | None:
         return None
     code = _text(doc.get("status_code"))
     msg = _text(doc.get("message", doc.get("msg"))) or code
-    meaning = _NTS.get((code or "").upper(), E.STRUCT_SERVICE_ERROR)
+    meaning = _NTS.get((code or "").upper(), errors.STRUCT_SERVICE_ERROR)
     records = _as_list(doc.get("data"))
     total = _int(doc.get("match_cnt", doc.get("valid_cnt")))
     return _Reading("nts", code=code, msg=msg, meaning=meaning, records=records, total=total)
@@ -684,10 +686,10 @@ def _read_odcloud_error(doc: Mapping) -> _Reading | None:
     code = _text(doc.get("code"))
     msg = _text(doc.get("msg"))
     if code in ("-4", "-401", "-402"):
-        meaning = E.STRUCT_AUTH
+        meaning = errors.STRUCT_AUTH
     else:
-        meaning = _classify_message(msg) or E.STRUCT_SERVICE_ERROR
-        meaning = E.STRUCT_SERVICE_ERROR if meaning == _NO_DATA else meaning
+        meaning = _classify_message(msg) or errors.STRUCT_SERVICE_ERROR
+        meaning = errors.STRUCT_SERVICE_ERROR if meaning == _NO_DATA else meaning
     return _Reading("odcloud_error", code=code, msg=msg, meaning=meaning)
 
 
@@ -701,9 +703,9 @@ def _read_juso(doc: Mapping) -> _Reading | None:
     if code in _JUSO:
         meaning = _JUSO[code]
     elif code and code.startswith("E"):
-        meaning = E.STRUCT_INVALID_PARAM
+        meaning = errors.STRUCT_INVALID_PARAM
     else:
-        meaning = _classify_message(msg) or E.STRUCT_SERVICE_ERROR
+        meaning = _classify_message(msg) or errors.STRUCT_SERVICE_ERROR
     records = [entry for name, value in results.items() if name != "common" for entry in _as_list(value)]
     return _Reading(
         "juso",
@@ -725,7 +727,7 @@ def _read_seoul_bus(doc: Mapping) -> _Reading | None:
         return None
     code = _text(header.get("headerCd"))
     msg = _text(header.get("headerMsg"))
-    meaning = _SEOUL_BUS[code] if code in _SEOUL_BUS else (_classify_message(msg) or E.STRUCT_SERVICE_ERROR)
+    meaning = _SEOUL_BUS[code] if code in _SEOUL_BUS else (_classify_message(msg) or errors.STRUCT_SERVICE_ERROR)
     body = root.get("msgBody")
     records = _as_list(body.get("itemList")) if isinstance(body, Mapping) else []
     return _Reading(
@@ -761,7 +763,7 @@ def _read_kosis_error(doc: Mapping) -> _Reading | None:
         return None
     code = _text(doc.get("err", doc.get("errCode")))
     msg = _text(doc.get("errMsg"))
-    meaning = _KOSIS.get(_int(code) if code else -1) or _classify_message(msg) or E.STRUCT_SERVICE_ERROR
+    meaning = _KOSIS.get(_int(code) if code else -1) or _classify_message(msg) or errors.STRUCT_SERVICE_ERROR
     return _Reading("kosis", code=code, msg=msg, meaning=meaning)
 
 

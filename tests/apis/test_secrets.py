@@ -22,11 +22,11 @@ from django.forms.models import model_to_dict
 from django.urls import reverse
 
 from apis.engine.errors import secret_forms
-from apis.engine.fixture_server import FixtureServer
 from apis.mcp_server import build_server
 from apis.models import ApiCall, ApiService, Credential, Tool
 from apis.services import ExecutorFault, drift_check, tool_execute
 from tests.apis.conftest import APT_TRADE, APT_TRADE_PARAMS, SECRET_KEY, in_thread
+from tests.support.fixture_server import FixtureServer
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

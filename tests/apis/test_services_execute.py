@@ -8,8 +8,7 @@ import time
 
 import pytest
 
-from apis.engine import errors as E
-from apis.engine.fixture_server import FixtureServer
+from apis.engine import errors
 from apis.models import ApiCall, ApiService, Tool
 from apis.sandbox.config import DEMO_KEY
 from apis.services import (
@@ -23,6 +22,7 @@ from apis.services import (
     tool_execute_many,
 )
 from tests.apis.conftest import APT_TRADE_PARAMS, in_thread
+from tests.support.fixture_server import FixtureServer
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
@@ -82,7 +82,7 @@ def test_live_mode_without_a_key_is_a_clear_error_before_any_call(apt_trade, exe
 
 def test_a_recording_answers_replay_and_a_miss_says_so(apt_trade, executor_settings):
     missed = tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS, mode="replay")
-    assert (missed.result.ok, missed.result.error_class) == (False, E.REPLAY_MISS)
+    assert (missed.result.ok, missed.result.error_class) == (False, errors.REPLAY_MISS)
     assert "no recorded call" in missed.call.result_msg and missed.call.mode == "replay"
 
     recorded = tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS, mode="record", record_target="sandbox")
@@ -95,7 +95,7 @@ def test_a_recording_answers_replay_and_a_miss_says_so(apt_trade, executor_setti
     assert not replayed.call.is_recording
 
     other = tool_execute(tool=apt_trade, params={**APT_TRADE_PARAMS, "pageNo": 2}, mode="replay")
-    assert other.result.error_class == E.REPLAY_MISS
+    assert other.result.error_class == errors.REPLAY_MISS
 
 
 def test_record_mode_can_record_live(apt_trade, executor_settings, catalog_sandbox):
@@ -128,10 +128,10 @@ def test_the_async_entry_point_logs_the_same_way(apt_trade, executor_settings):
 @pytest.mark.parametrize(
     ("fault", "error_classes"),
     [
-        ("503", {E.ENV_HTTP_5XX, E.ENV_HTML_ERROR}),
-        ("reset", {E.ENV_CONNECTION}),
-        ("timeout", {E.ENV_TIMEOUT}),
-        ("quota", {E.ENV_QUOTA}),
+        ("503", {errors.ENV_HTTP_5XX, errors.ENV_HTML_ERROR}),
+        ("reset", {errors.ENV_CONNECTION}),
+        ("timeout", {errors.ENV_TIMEOUT}),
+        ("quota", {errors.ENV_QUOTA}),
     ],
 )
 def test_injected_environmental_faults_are_retried_to_the_limit(apt_trade, executor_settings, fault, error_classes):
@@ -150,9 +150,9 @@ def test_injected_environmental_faults_are_retried_to_the_limit(apt_trade, execu
 @pytest.mark.parametrize(
     ("params", "service_key", "error_class"),
     [
-        ({"LAWD_CD": "11680"}, None, E.STRUCT_MISSING_PARAM),
-        ({"LAWD_CD": "11680", "DEAL_YMD": "2024-07"}, None, E.STRUCT_INVALID_PARAM),
-        (APT_TRADE_PARAMS, "not-a-key-the-sandbox-knows", E.STRUCT_AUTH),
+        ({"LAWD_CD": "11680"}, None, errors.STRUCT_MISSING_PARAM),
+        ({"LAWD_CD": "11680", "DEAL_YMD": "2024-07"}, None, errors.STRUCT_INVALID_PARAM),
+        (APT_TRADE_PARAMS, "not-a-key-the-sandbox-knows", errors.STRUCT_AUTH),
     ],
 )
 def test_structural_failures_are_not_retried(apt_trade, executor_settings, params, service_key, error_class):

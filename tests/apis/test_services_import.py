@@ -11,7 +11,6 @@ import yaml
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from apis.engine.fixture_server import Canned, FixtureServer
 from apis.models import ApiCall, ApiService, Provider, Tool
 from apis.selectors import catalog_toolset, tool_for_function_call, tool_function_schema
 from apis.services import (
@@ -24,6 +23,7 @@ from apis.services import (
 from kopa_site.jobs import job_start
 from kopa_site.management.commands.bootstrap import STEPS
 from kopa_site.models import Job
+from tests.support.fixture_server import Canned, FixtureServer
 
 pytestmark = pytest.mark.django_db
 

@@ -52,7 +52,7 @@ def start_server(kind: str, latency_ms: float, *, warm: bool = False) -> tuple[s
         command = [
             sys.executable,
             "-m",
-            "apis.engine.fixture_server",
+            "tests.support.fixture_server",
             "--port",
             str(port),
             "--latency-ms",

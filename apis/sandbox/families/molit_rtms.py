@@ -8,7 +8,6 @@ reporting window: the latest months fill up as the sandbox clock moves on.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import lru_cache
@@ -16,6 +15,7 @@ from functools import lru_cache
 from apis.sandbox.datagokr import datagokr_service
 from apis.sandbox.envelopes.standard import StandardEnvelope
 from apis.sandbox.errors import InvalidParam
+from apis.sandbox.families._places import poisson
 from apis.sandbox.rand import pick_weighted, rng
 from apis.sandbox.registry import Field, LazyRecords, Param
 from apis.sandbox.world import buildings, regions
@@ -92,19 +92,6 @@ def market_index(year: int, month: int, sido: str) -> float:
     return 1 + (level - 1) * amplitude
 
 
-def _poisson(r, lam: float) -> int:
-    if lam <= 0:
-        return 0
-    if lam > 30:
-        return max(0, int(round(r.gauss(lam, math.sqrt(lam)))))
-    limit, k, p = math.exp(-lam), 0, 1.0
-    while True:
-        p *= r.random()
-        if p <= limit:
-            return k
-        k += 1
-
-
 @dataclass(frozen=True)
 class Deal:
     building: buildings.Building
@@ -147,7 +134,7 @@ def deals(kind: str, lawd_cd: str, year: int, month: int) -> tuple[Deal, ...]:
             continue
         key = b.apt_seq or f"{b.region_code}-{b.bun}-{b.ji}"
         r = rng("rtms", kind, key, year, month)
-        for _ in range(_poisson(r, b.households * _RATE[kind] * activity)):
+        for _ in range(poisson(r, b.households * _RATE[kind] * activity)):
             contract = date(year, month, r.randint(1, days_in_month))
             area = r.choice(b.unit_areas)
             floor = r.randint(1, b.grnd_flr) if r.random() > 0.01 else -1

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from apis.engine.fixture_server import FixtureServer
+from tests.support.fixture_server import FixtureServer
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

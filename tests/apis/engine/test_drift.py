@@ -7,7 +7,7 @@ import json
 import httpx
 import pytest
 
-from apis.engine import errors as E
+from apis.engine import errors
 from apis.engine.drift import check_drift, compare_results
 from apis.engine.executor import Executor, InMemoryCallStore, RetryPolicy, ToolCall
 from apis.engine.model import KeySlot, ToolSpec
@@ -65,7 +65,7 @@ def test_it_reports_status_changes():
     )
     fields = {c.field: (c.old, c.new) for c in changes}
     assert fields["ok"] == (True, False)
-    assert fields["error_class"] == (None, E.STRUCT_RETIRED)
+    assert fields["error_class"] == (None, errors.STRUCT_RETIRED)
     assert fields["result_code"] == ("00", "12")
 
 

@@ -7,23 +7,27 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 
-from apis.engine import errors as E
+from apis.engine import errors
 from apis.engine.errors import ERROR_CLASSES, is_environmental, is_structural, redact
 
 
 def test_every_class_is_exactly_one_of_environmental_structural_or_replay():
     for name in ERROR_CLASSES:
-        kinds = [is_environmental(name), is_structural(name), name == E.REPLAY_MISS]
+        kinds = [is_environmental(name), is_structural(name), name == errors.REPLAY_MISS]
         assert kinds.count(True) == 1, name
     assert not is_environmental(None) and not is_structural(None)
 
 
-@pytest.mark.parametrize("name", [E.ENV_TIMEOUT, E.ENV_CONNECTION, E.ENV_HTTP_5XX, E.ENV_QUOTA, E.ENV_TRUNCATED])
+@pytest.mark.parametrize(
+    "name", [errors.ENV_TIMEOUT, errors.ENV_CONNECTION, errors.ENV_HTTP_5XX, errors.ENV_QUOTA, errors.ENV_TRUNCATED]
+)
 def test_transient_failures_are_environmental(name):
     assert is_environmental(name)
 
 
-@pytest.mark.parametrize("name", [E.STRUCT_AUTH, E.STRUCT_RETIRED, E.STRUCT_MISSING_PARAM, E.STRUCT_NO_DATA])
+@pytest.mark.parametrize(
+    "name", [errors.STRUCT_AUTH, errors.STRUCT_RETIRED, errors.STRUCT_MISSING_PARAM, errors.STRUCT_NO_DATA]
+)
 def test_the_callers_own_faults_are_structural(name):
     assert is_structural(name)
 

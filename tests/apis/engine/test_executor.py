@@ -11,7 +11,7 @@ from urllib.parse import quote
 import httpx
 import pytest
 
-from apis.engine import errors as E
+from apis.engine import errors
 from apis.engine.executor import (
     EngineError,
     Executor,
@@ -161,7 +161,7 @@ async def test_it_reports_a_missing_path_parameter_without_calling():
     recorder = Recorder(OK)
     async with executor(recorder) as ex:
         result = await ex.execute(ToolCall(CITYDATA, {"START_INDEX": 1, "END_INDEX": 5}, service_key="sample"))
-    assert (result.ok, result.error_class) == (False, E.STRUCT_MISSING_PARAM)
+    assert (result.ok, result.error_class) == (False, errors.STRUCT_MISSING_PARAM)
     assert "AREA_NM" in result.result_msg
     assert recorder.requests == []
 
@@ -177,7 +177,7 @@ async def test_it_gives_up_after_max_attempts_with_the_environmental_class():
     recorder = Recorder(httpx.ConnectError("Connection reset by peer"))
     async with executor(recorder) as ex:
         result = await ex.execute(ToolCall(RTMS, {}, service_key="k" * 64))
-    assert (result.ok, result.error_class, result.attempts) == (False, E.ENV_CONNECTION, 3)
+    assert (result.ok, result.error_class, result.attempts) == (False, errors.ENV_CONNECTION, 3)
     assert result.http_status is None
 
 
@@ -186,7 +186,7 @@ async def test_it_never_retries_structural_errors(answer):
     recorder = Recorder(answer)
     async with executor(recorder) as ex:
         result = await ex.execute(ToolCall(RTMS, {}, service_key="k" * 64))
-    assert E.is_structural(result.error_class)
+    assert errors.is_structural(result.error_class)
     assert (result.attempts, len(recorder.requests)) == (1, 1)
 
 
@@ -198,7 +198,7 @@ async def test_it_classifies_timeouts():
     recorder = Recorder(httpx.ReadTimeout("timed out"))
     async with executor(recorder, retry=RetryPolicy(max_attempts=1)) as ex:
         result = await ex.execute(ToolCall(RTMS, {}, service_key="k" * 64))
-    assert result.error_class == E.ENV_TIMEOUT
+    assert result.error_class == errors.ENV_TIMEOUT
 
 
 async def test_it_backs_off_exponentially_with_full_jitter():
@@ -245,7 +245,7 @@ async def test_it_caches_by_the_keyless_request_and_renormalizes_hits():
     assert len(recorder.requests) == 2
     assert (first.attempts, second.attempts, bypass.attempts) == (1, 0, 1)
     assert second.ok and second.result_code == "03"
-    assert strict.error_class == E.STRUCT_NO_DATA
+    assert strict.error_class == errors.STRUCT_NO_DATA
     assert cache.hits == 2
 
 
@@ -287,9 +287,9 @@ async def test_it_records_then_replays_and_calls_a_miss_a_miss():
         miss = await replay.execute(ToolCall(RTMS, {"LAWD_CD": "11680", "DEAL_YMD": "202407"}))
     assert again.records == recorded.records and again.attempts == 0
     assert other_key.ok  # the key is not part of the request's identity
-    assert (miss.ok, miss.error_class) == (False, E.REPLAY_MISS)
+    assert (miss.ok, miss.error_class) == (False, errors.REPLAY_MISS)
     assert "LAWD_CD" not in miss.result_msg and "getRTMSDataSvcAptTrade" in miss.result_msg
-    assert not E.is_environmental(miss.error_class)
+    assert not errors.is_environmental(miss.error_class)
 
 
 async def test_it_does_not_record_environmental_failures():

@@ -12,7 +12,7 @@ from urllib.parse import parse_qsl, quote
 
 import pytest
 
-from apis.engine import errors as E
+from apis.engine import errors
 from apis.engine.drift import check_drift
 from apis.engine.executor import Executor, InMemoryCallStore, ProviderLimits, RetryPolicy, ToolCall
 from apis.engine.model import ToolSpec
@@ -86,7 +86,7 @@ async def test_it_reports_a_wrong_key_as_auth_and_does_not_retry(sandbox):
     op = rtms()
     async with Executor("sandbox", sandbox_origin=sandbox, retry=FAST_RETRY) as ex:
         result = await ex.execute(ToolCall(_tool_for(op), op.example, service_key="not-a-registered-key-0000"))
-    assert (result.ok, result.error_class, result.result_code, result.attempts) == (False, E.STRUCT_AUTH, "30", 1)
+    assert (result.ok, result.error_class, result.result_code, result.attempts) == (False, errors.STRUCT_AUTH, "30", 1)
     assert "not-a-registered-key" not in result.raw + (result.result_msg or "")
 
 
@@ -96,8 +96,8 @@ async def test_it_reports_missing_and_invalid_parameters_as_structural(sandbox):
     async with Executor("sandbox", sandbox_origin=sandbox, sandbox_key=DEMO_KEY, retry=FAST_RETRY) as ex:
         missing = await ex.execute(ToolCall(tool, {"LAWD_CD": "11110"}))
         invalid = await ex.execute(ToolCall(tool, {"LAWD_CD": "종로구", "DEAL_YMD": "202407"}))
-    assert (missing.error_class, missing.attempts) == (E.STRUCT_MISSING_PARAM, 1)
-    assert (invalid.error_class, invalid.attempts) == (E.STRUCT_INVALID_PARAM, 1)
+    assert (missing.error_class, missing.attempts) == (errors.STRUCT_MISSING_PARAM, 1)
+    assert (invalid.error_class, invalid.attempts) == (errors.STRUCT_INVALID_PARAM, 1)
 
 
 async def test_it_records_against_the_sandbox_and_replays_without_it(sandbox):
@@ -112,7 +112,7 @@ async def test_it_records_against_the_sandbox_and_replays_without_it(sandbox):
         replayed = await ex.execute(call)
         miss = await ex.execute(_example_call(op, DEAL_YMD="200001"))
     assert recorded.ok and replayed.records == recorded.records
-    assert (miss.ok, miss.error_class) == (False, E.REPLAY_MISS)
+    assert (miss.ok, miss.error_class) == (False, errors.REPLAY_MISS)
     assert DEMO_KEY not in store.records()[0].body
 
 
@@ -132,12 +132,12 @@ async def test_it_finds_no_drift_in_the_deterministic_sandbox(sandbox):
 @pytest.mark.parametrize(
     ("fault", "error_class"),
     [
-        ("500", E.ENV_HTTP_5XX),
-        ("503", E.ENV_HTTP_5XX),
-        ("reset", E.ENV_CONNECTION),
-        ("timeout", E.ENV_TIMEOUT),
-        ("quota", E.ENV_QUOTA),
-        ("malformed", E.ENV_TRUNCATED),
+        ("500", errors.ENV_HTTP_5XX),
+        ("503", errors.ENV_HTTP_5XX),
+        ("reset", errors.ENV_CONNECTION),
+        ("timeout", errors.ENV_TIMEOUT),
+        ("quota", errors.ENV_QUOTA),
+        ("malformed", errors.ENV_TRUNCATED),
     ],
 )
 async def test_it_retries_every_injected_sandbox_fault_until_attempts_run_out(sandbox, fault, error_class):

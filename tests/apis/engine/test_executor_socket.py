@@ -6,10 +6,10 @@ import time
 
 import pytest
 
-from apis.engine import errors as E
+from apis.engine import errors
 from apis.engine.executor import Executor, InMemoryCallStore, ProviderLimits, RetryPolicy, ToolCall
-from apis.engine.fixture_server import Canned
 from apis.engine.model import KeySlot, ToolSpec
+from tests.support.fixture_server import Canned
 
 from .conftest import fixture_bytes
 
@@ -49,12 +49,12 @@ async def test_it_sends_the_key_encoded_once_over_the_wire(fixture_server):
 @pytest.mark.parametrize(
     ("fault", "error_class"),
     [
-        ("503", E.ENV_HTTP_5XX),
-        ("reset", E.ENV_CONNECTION),
-        ("timeout", E.ENV_TIMEOUT),
-        ("truncate", E.ENV_TRUNCATED),
-        ("quota", E.ENV_QUOTA),
-        ("429", E.ENV_QUOTA),
+        ("503", errors.ENV_HTTP_5XX),
+        ("reset", errors.ENV_CONNECTION),
+        ("timeout", errors.ENV_TIMEOUT),
+        ("truncate", errors.ENV_TRUNCATED),
+        ("quota", errors.ENV_QUOTA),
+        ("429", errors.ENV_QUOTA),
     ],
 )
 async def test_it_retries_injected_environmental_faults(fixture_server, fault, error_class):
@@ -73,10 +73,10 @@ async def test_it_retries_injected_environmental_faults(fixture_server, fault, e
 @pytest.mark.parametrize(
     ("fixture", "status", "error_class"),
     [
-        ("gateway_variant_b.json", 403, E.STRUCT_AUTH),
-        ("gateway_variant_a.xml", 200, E.STRUCT_AUTH),
-        ("gateway_retired_no_root.json", 400, E.STRUCT_RETIRED),
-        ("juso_e0005.json", 200, E.STRUCT_MISSING_PARAM),
+        ("gateway_variant_b.json", 403, errors.STRUCT_AUTH),
+        ("gateway_variant_a.xml", 200, errors.STRUCT_AUTH),
+        ("gateway_retired_no_root.json", 400, errors.STRUCT_RETIRED),
+        ("juso_e0005.json", 200, errors.STRUCT_MISSING_PARAM),
     ],
 )
 async def test_it_does_not_retry_structural_errors(fixture_server, fixture, status, error_class):
@@ -114,6 +114,6 @@ async def test_it_records_from_a_server_and_replays_without_one(fixture_server):
         replayed = await ex.execute(call(origin, key="some-other-key"))
         miss = await ex.execute(call(origin, DEAL_YMD="202408"))
     assert replayed.ok and replayed.records == live.records
-    assert miss.error_class == E.REPLAY_MISS
+    assert miss.error_class == errors.REPLAY_MISS
     (record,) = store.records()
     assert "kOpA" not in record.body

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from apis.engine import errors as E
+from apis.engine import errors
 from apis.engine.normalize import flatten, normalize
 
 from .conftest import fixture_bytes
@@ -30,45 +30,45 @@ CASES = [
     ("datagokr_json_items_empty_string.json", 200, True, None, "00", 0, 0),
     ("datagokr_json_single_item_string_counts.json", 200, True, None, "00", 1, 1),
     ("datagokr_xml_single_item_string_counts.xml", 200, True, None, "00", 1, 1),
-    ("gateway_variant_a.xml", 200, False, E.STRUCT_AUTH, "30", 0, None),
-    ("gateway_variant_b.xml", 200, False, E.STRUCT_AUTH, "30", 0, None),
-    ("gateway_variant_b.json", 403, False, E.STRUCT_AUTH, "30", 0, None),
-    ("gateway_retired_no_root.json", 400, False, E.STRUCT_RETIRED, "12", 0, None),
-    ("gateway_quota.xml", 200, False, E.ENV_QUOTA, "22", 0, None),
-    ("gateway_access_denied.xml", 200, False, E.STRUCT_AUTH, "20", 0, None),
+    ("gateway_variant_a.xml", 200, False, errors.STRUCT_AUTH, "30", 0, None),
+    ("gateway_variant_b.xml", 200, False, errors.STRUCT_AUTH, "30", 0, None),
+    ("gateway_variant_b.json", 403, False, errors.STRUCT_AUTH, "30", 0, None),
+    ("gateway_retired_no_root.json", 400, False, errors.STRUCT_RETIRED, "12", 0, None),
+    ("gateway_quota.xml", 200, False, errors.ENV_QUOTA, "22", 0, None),
+    ("gateway_access_denied.xml", 200, False, errors.STRUCT_AUTH, "20", 0, None),
     ("stanregincd.json", 200, True, None, "INFO-0", 1, 1),
     ("stanregincd_nodata.json", 200, True, None, "INFO-3", 0, None),
     ("mois_population.json", 200, True, None, "0", 1, 1),
     ("odcloud_applyhome.json", 200, True, None, None, 2, 14),
-    ("odcloud_auth_missing.json", 401, False, E.STRUCT_AUTH, "-401", 0, None),
-    ("odcloud_auth_invalid.json", 401, False, E.STRUCT_AUTH, "-4", 0, None),
+    ("odcloud_auth_missing.json", 401, False, errors.STRUCT_AUTH, "-401", 0, None),
+    ("odcloud_auth_invalid.json", 401, False, errors.STRUCT_AUTH, "-4", 0, None),
     ("nts_status.json", 200, True, None, "OK", 1, 1),
     ("nts_validate.json", 200, True, None, "OK", 1, 0),
     ("juso.json", 200, True, None, "0", 2, 2),
-    ("juso_e0001.json", 200, False, E.STRUCT_AUTH, "E0001", 0, 0),
-    ("juso_e0005.json", 200, False, E.STRUCT_MISSING_PARAM, "E0005", 0, 0),
+    ("juso_e0001.json", 200, False, errors.STRUCT_AUTH, "E0001", 0, 0),
+    ("juso_e0005.json", 200, False, errors.STRUCT_MISSING_PARAM, "E0005", 0, 0),
     ("seoul_bus.json", 200, True, None, "0", 1, 1),
     ("seoul_bus.xml", 200, True, None, "0", 1, 1),
     ("seoul_bus_nodata.json", 200, True, None, "4", 0, 0),
     ("kosis_array.json", 200, True, None, None, 2, 2),
     ("kosis_unquoted.json", 200, True, None, None, 1, 1),
-    ("kosis_error.json", 200, False, E.STRUCT_MISSING_PARAM, "20", 0, None),
+    ("kosis_error.json", 200, False, errors.STRUCT_MISSING_PARAM, "20", 0, None),
     ("kosis_nodata.json", 200, True, None, "30", 0, None),
     ("seoul_open_data.json", 200, True, None, "INFO-000", 1, 3200),
     ("seoul_service.xml", 200, True, None, "INFO-000", 2, 3200),
     ("seoul_info200.json", 200, True, None, "INFO-200", 0, None),
-    ("seoul_info100.xml", 200, False, E.STRUCT_AUTH, "INFO-100", 0, None),
-    ("seoul_error336.json", 200, False, E.STRUCT_INVALID_PARAM, "ERROR-336", 0, None),
+    ("seoul_info100.xml", 200, False, errors.STRUCT_AUTH, "INFO-100", 0, None),
+    ("seoul_error336.json", 200, False, errors.STRUCT_INVALID_PARAM, "ERROR-336", 0, None),
     ("seoul_citydata.json", 200, True, None, "INFO-000", 1, 1),
     ("seoul_subway.json", 200, True, None, "INFO-000", 2, 2),
     ("rone.json", 200, True, None, "INFO-000", 2, 2),
-    ("rone_error290.json", 200, False, E.STRUCT_AUTH, "ERROR-290", 0, None),
-    ("html_502.html", 502, False, E.ENV_HTTP_5XX, None, 0, None),
-    ("html_was_error.html", 200, False, E.ENV_HTML_ERROR, None, 0, None),
-    ("truncated.json", 200, False, E.ENV_TRUNCATED, None, 0, None),
-    ("truncated.xml", 200, False, E.ENV_TRUNCATED, None, 0, None),
-    ("malformed.json", 200, False, E.STRUCT_MALFORMED, None, 0, None),
-    ("malformed.xml", 200, False, E.STRUCT_MALFORMED, None, 0, None),
+    ("rone_error290.json", 200, False, errors.STRUCT_AUTH, "ERROR-290", 0, None),
+    ("html_502.html", 502, False, errors.ENV_HTTP_5XX, None, 0, None),
+    ("html_was_error.html", 200, False, errors.ENV_HTML_ERROR, None, 0, None),
+    ("truncated.json", 200, False, errors.ENV_TRUNCATED, None, 0, None),
+    ("truncated.xml", 200, False, errors.ENV_TRUNCATED, None, 0, None),
+    ("malformed.json", 200, False, errors.STRUCT_MALFORMED, None, 0, None),
+    ("malformed.xml", 200, False, errors.STRUCT_MALFORMED, None, 0, None),
 ]
 
 
@@ -134,8 +134,8 @@ def test_it_reports_no_data_as_ok_with_zero_records_unless_records_were_expected
     assert (relaxed.ok, relaxed.error_class, relaxed.result_msg, relaxed.records) == (True, None, "NO_DATA", [])
 
     strict = normalize(fixture_bytes("kma_nodata.json"), expect_records=True)
-    assert (strict.ok, strict.error_class, strict.result_code) == (False, E.STRUCT_NO_DATA, "03")
-    assert not E.is_environmental(strict.error_class)
+    assert (strict.ok, strict.error_class, strict.result_code) == (False, errors.STRUCT_NO_DATA, "03")
+    assert not errors.is_environmental(strict.error_class)
 
 
 @pytest.mark.parametrize(
@@ -143,7 +143,7 @@ def test_it_reports_no_data_as_ok_with_zero_records_unless_records_were_expected
 )
 def test_it_treats_every_empty_form_as_no_data(name):
     assert normalize(fixture_bytes(name)).ok is True
-    assert normalize(fixture_bytes(name), expect_records=True).error_class == E.STRUCT_NO_DATA
+    assert normalize(fixture_bytes(name), expect_records=True).error_class == errors.STRUCT_NO_DATA
 
 
 def test_it_names_the_gateway_error_in_both_text_variants():
@@ -156,21 +156,21 @@ def test_it_names_the_gateway_error_in_both_text_variants():
 @pytest.mark.parametrize(
     ("code", "error_class"),
     [
-        ("01", E.ENV_PROVIDER),
-        ("02", E.ENV_PROVIDER),
-        ("04", E.ENV_PROVIDER),
-        ("05", E.ENV_PROVIDER),
-        ("99", E.ENV_PROVIDER),
-        ("10", E.STRUCT_INVALID_PARAM),
-        ("11", E.STRUCT_MISSING_PARAM),
-        ("12", E.STRUCT_RETIRED),
-        ("20", E.STRUCT_AUTH),
-        ("22", E.ENV_QUOTA),
-        ("23", E.ENV_QUOTA),
-        ("30", E.STRUCT_AUTH),
-        ("31", E.STRUCT_AUTH),
-        ("32", E.STRUCT_AUTH),
-        ("030", E.STRUCT_AUTH),  # MOLIT's three-digit generation
+        ("01", errors.ENV_PROVIDER),
+        ("02", errors.ENV_PROVIDER),
+        ("04", errors.ENV_PROVIDER),
+        ("05", errors.ENV_PROVIDER),
+        ("99", errors.ENV_PROVIDER),
+        ("10", errors.STRUCT_INVALID_PARAM),
+        ("11", errors.STRUCT_MISSING_PARAM),
+        ("12", errors.STRUCT_RETIRED),
+        ("20", errors.STRUCT_AUTH),
+        ("22", errors.ENV_QUOTA),
+        ("23", errors.ENV_QUOTA),
+        ("30", errors.STRUCT_AUTH),
+        ("31", errors.STRUCT_AUTH),
+        ("32", errors.STRUCT_AUTH),
+        ("030", errors.STRUCT_AUTH),  # MOLIT's three-digit generation
         ("3", None),  # HIRA writes codes without zero padding
     ],
 )
@@ -183,16 +183,18 @@ def test_it_maps_the_portal_result_codes(code, error_class):
 
 def test_it_calls_transient_gateway_failures_gateway_errors():
     body = "<OpenAPI_ServiceResponse><cmmMsgHeader><errMsg>SERVICE ERROR</errMsg><returnAuthMsg>HTTP_ERROR</returnAuthMsg><returnReasonCode>04</returnReasonCode></cmmMsgHeader></OpenAPI_ServiceResponse>"
-    assert normalize(body).error_class == E.ENV_GATEWAY
+    assert normalize(body).error_class == errors.ENV_GATEWAY
 
 
 def test_it_lets_the_envelope_outrank_the_http_status():
-    assert normalize(fixture_bytes("gateway_variant_b.json"), http_status=403).error_class == E.STRUCT_AUTH
-    assert normalize(fixture_bytes("gateway_retired_no_root.json"), http_status=400).error_class == E.STRUCT_RETIRED
+    assert normalize(fixture_bytes("gateway_variant_b.json"), http_status=403).error_class == errors.STRUCT_AUTH
+    assert (
+        normalize(fixture_bytes("gateway_retired_no_root.json"), http_status=400).error_class == errors.STRUCT_RETIRED
+    )
 
 
 def test_it_reports_a_success_envelope_under_an_error_status_by_the_status():
-    assert normalize(fixture_bytes("datagokr_kma_list.json"), http_status=503).error_class == E.ENV_HTTP_5XX
+    assert normalize(fixture_bytes("datagokr_kma_list.json"), http_status=503).error_class == errors.ENV_HTTP_5XX
 
 
 def test_it_reads_json_sent_as_text_html():
@@ -236,14 +238,14 @@ def test_it_reads_juso_paging_from_strings():
 @pytest.mark.parametrize(
     ("body", "status", "error_class"),
     [
-        (b"", 200, E.ENV_GATEWAY),
-        (b"", 503, E.ENV_HTTP_5XX),
-        (b"403 Forbidden", 403, E.STRUCT_AUTH),
-        (b"Too Many Requests", 429, E.ENV_QUOTA),
-        (b"<html><body>Not Found</body></html>", 404, E.STRUCT_NOT_FOUND),
-        (b'{"message": "whatever"}', 200, E.STRUCT_SCHEMA),
-        (b'{"message": "whatever"}', 500, E.ENV_HTTP_5XX),
-        (b"API not found", 200, E.STRUCT_SCHEMA),
+        (b"", 200, errors.ENV_GATEWAY),
+        (b"", 503, errors.ENV_HTTP_5XX),
+        (b"403 Forbidden", 403, errors.STRUCT_AUTH),
+        (b"Too Many Requests", 429, errors.ENV_QUOTA),
+        (b"<html><body>Not Found</body></html>", 404, errors.STRUCT_NOT_FOUND),
+        (b'{"message": "whatever"}', 200, errors.STRUCT_SCHEMA),
+        (b'{"message": "whatever"}', 500, errors.ENV_HTTP_5XX),
+        (b"API not found", 200, errors.STRUCT_SCHEMA),
     ],
 )
 def test_it_classifies_bodies_without_an_envelope(body, status, error_class):
@@ -260,7 +262,7 @@ def test_it_decodes_euc_kr_xml():
 
 def test_it_refuses_xml_entity_declarations():
     body = '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x "boom">]><response><header><resultCode>00</resultCode></header></response>'
-    assert normalize(body).error_class == E.STRUCT_MALFORMED
+    assert normalize(body).error_class == errors.STRUCT_MALFORMED
 
 
 def test_it_redacts_the_key_from_raw():

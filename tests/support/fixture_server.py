@@ -4,7 +4,7 @@ Routes map a path to a canned response or to a function of the request; faults q
 served first, one per request: "503" (an nginx HTML page), "429", "reset" (TCP reset), "timeout" (hold
 the connection), "truncate" (a complete HTTP answer whose body stops mid-document) and "quota"
 (gateway code 22). Every request is kept in .requests, raw query included, so tests can see the wire.
-Run it alone with `python -m apis.engine.fixture_server --latency-ms 100` (prints its URL).
+Run it alone with `python -m tests.support.fixture_server --latency-ms 100` (prints its URL).
 """
 
 from __future__ import annotations
