@@ -60,8 +60,8 @@ def test_an_endpoint_run_on_bfcl_sends_openai_tools_and_scores_like_bfcl_eval(db
 
 
 def test_bad_bfcl_requests_are_refused_clearly(oracle_model):
-    with pytest.raises(BenchError, match="unknown BFCL category 'multi_turn_base'"):
-        bfcl_run_create(model=oracle_model, categories=["multi_turn_base"])
+    with pytest.raises(BenchError, match="unknown BFCL category 'web_search'"):
+        bfcl_run_create(model=oracle_model, categories=["web_search"])
     with pytest.raises(BenchError, match="at least one BFCL category"):
         bfcl_run_create(model=oracle_model, categories=[])
     with pytest.raises(BenchError, match="limit is a whole number"):
