@@ -219,8 +219,11 @@ def bfcl_result_view(result: TaskResult) -> dict[str, Any]:
     beside the accepted answers."""
     transcript = result.transcript
     spec = result.task.spec or {}
+    question = spec.get("question", [])
+    if "turns" in spec:  # multi-turn: the whole conversation, each step's calls and the simulated APIs' answers
+        question = [_bfcl_message(m) for m in transcript.get("messages", [])] or question
     return {
-        "question": spec.get("question", []),
+        "question": question,
         "functions": json.dumps(spec.get("function", []), ensure_ascii=False, indent=2),
         "result": json.dumps(transcript.get("result"), ensure_ascii=False, indent=2),
         "content": transcript.get("content", ""),
@@ -230,6 +233,11 @@ def bfcl_result_view(result: TaskResult) -> dict[str, Any]:
         "error": transcript.get("error", ""),
         "latency_s": transcript.get("latency_s", 0.0),
     }
+
+
+def _bfcl_message(message: dict[str, Any]) -> dict[str, str]:
+    calls = [f"{call['function']['name']}({call['function']['arguments']})" for call in message.get("tool_calls") or []]
+    return {"role": message.get("role", ""), "content": "\n".join(filter(None, [message.get("content") or "", *calls]))}
 
 
 def result_view(result: TaskResult) -> dict[str, Any]:

@@ -604,6 +604,11 @@ def _handler_constants() -> tuple[int, str]:
     return MAXIMUM_STEP_LIMIT, DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC
 
 
+def steps_per_turn() -> int:
+    """The most model steps bfcl-eval's handler takes in one multi-turn turn: its limit, and the step past it."""
+    return _handler_constants()[0] + 1
+
+
 @functools.cache
 def _api_class(name: str) -> type:
     from bfcl_eval.constants.executable_backend_config import CLASS_FILE_PATH_MAPPING
