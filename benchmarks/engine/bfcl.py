@@ -1,11 +1,12 @@
-"""BFCL v4 through our own runner backends, scored with bfcl-eval's shipped data and its AST checker.
+"""BFCL v4 through our own runner backends, scored with bfcl-eval's shipped data and its AST and multi-turn
+checkers.
 
 bfcl-eval is installed without its dependencies (requirements-nodeps.txt): its data files and
 `eval_checker.ast_eval.ast_checker` need only the standard library, but the checker imports
 `bfcl_eval.constants.model_config`, which imports every vendor SDK. When that import fails, a stand-in module
 holding only MODEL_CONFIG_MAPPING is installed (the checker reads one attribute of it, `underscore_to_dot`).
 
-One entry is one model turn: the entry's question (its first turn) and its functions as OpenAI tools go to
+A single-turn entry is one model turn: the entry's question (its first turn) and its functions as OpenAI tools go to
 the backend, and the turn's tool calls are recorded in BFCL's own result format for FC models, a list of
 `{name: "<arguments JSON>"}` (or the reply text when the model called nothing). Scoring mirrors bfcl-eval's
 eval_runner step by step (decode, format check, ast_checker; for relevance and irrelevance, "a decodable,
@@ -20,8 +21,9 @@ versions), relevance / irrelevance, and the four multi-turn ones (base, miss_fun
 whose APIs bfcl-eval simulates offline (its func_source_code classes). A multi-turn entry is driven as
 bfcl-eval's FC handler drives it (`inference_multi_turn_FC`): each turn's user message, then model steps whose
 calls run against the simulated APIs until the model calls nothing (at most MAXIMUM_STEP_LIMIT + 1 steps a
-turn); it is scored by bfcl-eval's own `multi_turn_checker` (state and execution-response checks). The
-memory, web-search and format-sensitivity categories need packages or the network and are not offered.
+turn); it is scored by bfcl-eval's own `multi_turn_checker` (state and execution-response checks), and the
+driver and the scoring are checked against bfcl-eval's own handler and runner in
+tests/benchmarks/test_bfcl_multi_turn.py. The memory, web-search and format-sensitivity categories need packages or the network and are not offered.
 """
 
 from __future__ import annotations
