@@ -316,3 +316,16 @@ def test_calls_that_would_reach_past_the_simulated_apis_never_run(tmp_path):
     assert bfcl.decode_execute([{"no_such_function": "{}"}], methods) == ["no_such_function()"]
     with pytest.raises(AttributeError):  # arguments that are not an object fail to decode, as in bfcl-eval
         bfcl.decode_execute([{"cd": "[1]"}], methods)
+
+
+def test_a_missing_function_doc_file_is_a_clear_error_naming_it(tmp_path, monkeypatch):
+    shipped = bfcl._data_dir()
+    (tmp_path / "possible_answer").mkdir()
+    for name in ("BFCL_v4_multi_turn_base.json", "possible_answer/BFCL_v4_multi_turn_base.json"):
+        (tmp_path / name).write_text((shipped / name).read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setattr(bfcl, "_data_dir", lambda: tmp_path)
+    with pytest.raises(
+        bfcl.BfclError,
+        match=r"bfcl_eval/data/multi_turn_func_doc/posting_api.json is missing from the installed bfcl-eval",
+    ):
+        bfcl.load_category("multi_turn_base", limit=1)
