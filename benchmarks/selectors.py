@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import Counter
+import threading
+import time
+from collections import Counter, OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -219,8 +221,11 @@ def bfcl_result_view(result: TaskResult) -> dict[str, Any]:
     beside the accepted answers."""
     transcript = result.transcript
     spec = result.task.spec or {}
+    question = spec.get("question", [])
+    if "turns" in spec:  # multi-turn: the whole conversation, each step's calls and the simulated APIs' answers
+        question = [_bfcl_message(m) for m in transcript.get("messages", [])] or question
     return {
-        "question": spec.get("question", []),
+        "question": question,
         "functions": json.dumps(spec.get("function", []), ensure_ascii=False, indent=2),
         "result": json.dumps(transcript.get("result"), ensure_ascii=False, indent=2),
         "content": transcript.get("content", ""),
@@ -230,6 +235,11 @@ def bfcl_result_view(result: TaskResult) -> dict[str, Any]:
         "error": transcript.get("error", ""),
         "latency_s": transcript.get("latency_s", 0.0),
     }
+
+
+def _bfcl_message(message: dict[str, Any]) -> dict[str, str]:
+    calls = [f"{call['function']['name']}({call['function']['arguments']})" for call in message.get("tool_calls") or []]
+    return {"role": message.get("role", ""), "content": "\n".join(filter(None, [message.get("content") or "", *calls]))}
 
 
 def result_view(result: TaskResult) -> dict[str, Any]:
@@ -441,19 +451,50 @@ def _board_stamp() -> tuple:
     return stamp["n"], stamp["last"], stamp["at"].isoformat() if stamp["at"] else "", suite
 
 
+class _Memo:
+    """Boards this process built or read lately, beside the shared cache: reading one back from the shared cache
+    unpickles every row (a third of a cached page's time with 200 models). An entry counts only while the shared
+    cache still holds its key (so a cleared cache, or one expired, is a miss here too) and for BOARD_CACHE_S."""
+
+    size = 32
+
+    def __init__(self):
+        self._items: OrderedDict[str, tuple[float, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str, compute) -> Any:
+        with self._lock:
+            held = self._items.get(key)
+        if held is not None and time.monotonic() - held[0] < BOARD_CACHE_S and cache.has_key(key):
+            return held[1]
+        value = cache.get(key)
+        if value is None:
+            value = compute()
+            cache.set(key, value, BOARD_CACHE_S)
+        with self._lock:
+            self._items[key] = (time.monotonic(), value)
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return value
+
+
+_memo = _Memo()
+
+
 def leaderboard(query: BoardQuery | None = None, *, charts: bool = True, cross: bool = True) -> dict[str, Any]:
     """One row per model on one board (a benchmark version and its task set; by default the canonical
     KOPA-Bench suite): its best or latest finished run, ranked by success over the whole board, then
     filtered and sorted; with base-vs-tuned pairs, KOPA-vs-BFCL pairs and the charts of the same numbers.
-    Kept in the cache for a few minutes under a stamp of the finished runs, so a new result shows at once."""
+    Kept in the cache for a few minutes under a stamp of the finished runs, so a new result shows at once.
+    The board comes as a fresh dict (callers may set its keys; its rows are shared, read them only), with the
+    stamp it was read under."""
     query = query or BoardQuery()
-    asked = json.dumps([query.__dict__, charts, cross, _board_stamp()], sort_keys=True, default=str)
+    stamp = _board_stamp()
+    asked = json.dumps([query.__dict__, charts, cross, stamp], sort_keys=True, default=str)
     key = "bench-board:" + hashlib.sha256(asked.encode()).hexdigest()
-    board = cache.get(key)
-    if board is None:
-        board = _leaderboard(query, charts=charts, cross=cross)
-        cache.set(key, board, BOARD_CACHE_S)
-    return board
+    board = _memo.get(key, lambda: _leaderboard(query, charts=charts, cross=cross))
+    return {**board, "stamp": stamp}
 
 
 def _leaderboard(query: BoardQuery, *, charts: bool, cross: bool) -> dict[str, Any]:
@@ -488,12 +529,22 @@ def _leaderboard(query: BoardQuery, *, charts: bool, cross: bool) -> dict[str, A
     return board
 
 
-def cross_pairs(chosen, other, rows, pick: str) -> list[dict[str, Any]]:
-    """KOPA-Bench against BFCL for these rows' models: the other board's runs of the same models only."""
+def cross_pairs(chosen, other, rows, pick: str, *, stamp: tuple | None = None) -> list[dict[str, Any]]:
+    """KOPA-Bench against BFCL for these rows' models: the other board's runs of the same models only. Given the
+    stamp the board was read under (leaderboard()'s), they are cached under it too."""
     if other is None or not rows:
         return []
-    theirs = _board_rows(other["checksum"], pick, models={row["model_id"] for row in rows})
-    kopa, bfcl = (rows, theirs) if chosen["benchmark"] == "kopa" else (theirs, rows)
+    models = sorted({row["model_id"] for row in rows})
+
+    def theirs() -> list[dict[str, Any]]:
+        return _board_rows(other["checksum"], pick, models=set(models))
+
+    if stamp is None:
+        other_rows = theirs()
+    else:
+        asked = json.dumps([other["checksum"], pick, models, stamp], default=str)
+        other_rows = _memo.get("bench-cross:" + hashlib.sha256(asked.encode()).hexdigest(), theirs)
+    kopa, bfcl = (rows, other_rows) if chosen["benchmark"] == "kopa" else (other_rows, rows)
     return board_engine.cross_rows(kopa, bfcl)
 
 

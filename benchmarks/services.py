@@ -850,7 +850,8 @@ def bfcl_run_create(
     **options,
 ) -> EvalRun:
     """A pending BFCL run of `model` over these categories (the first `limit` entries of each), pinned by the
-    entries' checksum and bfcl-eval's version. Options: seeds, concurrency, sampling."""
+    entries' checksum and bfcl-eval's version. Options: seeds, concurrency, sampling. Its max_steps is the model
+    steps one entry may take: 1, or bfcl-eval's limit per turn when a multi-turn category is in."""
     unknown = set(options) - {"seeds", "concurrency", "sampling"}
     if unknown:
         raise BenchError(f"unknown BFCL run option(s): {', '.join(sorted(unknown))}")
@@ -861,6 +862,7 @@ def bfcl_run_create(
     if not rows:
         raise BenchError("these BFCL categories hold no entries")
     label = bfcl.label()
+    multi_turn = any(category in bfcl.MULTI_TURN_CATEGORIES for category in categories)
     return EvalRun.objects.create(
         model=model,
         model_snapshot=model.snapshot(),
@@ -873,7 +875,7 @@ def bfcl_run_create(
         task_checksum=bfcl.entries_checksum(_bfcl_entry(row) for row in rows),
         data_versions={row.file: label for row in rows},
         created_by=user if getattr(user, "is_authenticated", False) else None,
-        **{**checked, "max_steps": 1},
+        **{**checked, "max_steps": bfcl.steps_per_turn() if multi_turn else 1},
     )
 
 

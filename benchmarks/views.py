@@ -305,7 +305,9 @@ def leaderboard_page(request):
         # The charts and their tables follow the page: the models on it, their pairs, their KOPA-vs-BFCL points.
         on_page = {row["model_id"] for row in page.object_list}
         board["pairs"] = [pair for pair in board["pairs"] if pair["tuned"]["model_id"] in on_page]
-        board["cross"] = cross_pairs(board["set"], board["other"], list(page.object_list), query.pick)
+        board["cross"] = cross_pairs(
+            board["set"], board["other"], list(page.object_list), query.pick, stamp=board["stamp"]
+        )
         board["figures"] = leaderboard_figures(board, list(page.object_list))
     return render(
         request,

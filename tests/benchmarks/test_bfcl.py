@@ -2,9 +2,8 @@
 
 The same recorded model outputs (correct, wrong and malformed, in bfcl-eval's FC result format) go to our
 scoring (benchmarks.engine.bfcl.score) and to bfcl-eval's own eval_runner with its OpenAI FC handler; the
-per-entry verdicts, their error types and the category accuracies must be equal. bfcl-eval is installed
-without its dependencies, so its runner is imported here with inert stand-ins for the modules it imports but
-never uses on this path (the vendor SDK, retry decorators, tree-sitter parsers for Java and JavaScript).
+per-entry verdicts, their error types and the category accuracies must be equal. bfcl-eval's runner comes from
+the `bfcl_own` fixture (conftest.py).
 """
 
 from __future__ import annotations
@@ -12,73 +11,14 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-import sys
-import types
 from pathlib import Path
-from unittest import mock
 
 import pytest
 
 from benchmarks.engine import bfcl
 
-CATEGORIES = bfcl.CATEGORIES
+CATEGORIES = bfcl.AST_CATEGORIES + bfcl.RELEVANCE_CATEGORIES  # multi-turn: test_bfcl_multi_turn.py
 PER_CATEGORY = 12
-
-
-def _stand_ins() -> dict[str, types.ModuleType]:
-    def module(name, **attrs):
-        made = types.ModuleType(name)
-        made.__dict__.update(attrs)
-        return made
-
-    def passthrough(*args, **kwargs):
-        if len(args) == 1 and callable(args[0]) and not kwargs:
-            return args[0]
-        return lambda function: function
-
-    class Parser:
-        def set_language(self, language):
-            return None
-
-    class OpenAI:
-        def __init__(self, **kwargs):
-            return None
-
-    return {
-        "tree_sitter": module("tree_sitter", Language=lambda *a, **k: None, Parser=Parser),
-        "tree_sitter_java": module("tree_sitter_java", language=lambda: None),
-        "tree_sitter_javascript": module("tree_sitter_javascript", language=lambda: None),
-        "tenacity": module(
-            "tenacity",
-            retry=passthrough,
-            retry_if_exception_message=passthrough,
-            retry_if_exception_type=passthrough,
-            wait_random_exponential=passthrough,
-            stop_after_attempt=passthrough,
-        ),
-        "overrides": module("overrides", final=passthrough, override=passthrough, overrides=passthrough),
-        "dotenv": module("dotenv", load_dotenv=lambda *a, **k: None),
-        "openai": module("openai", OpenAI=OpenAI, RateLimitError=type("RateLimitError", (Exception,), {})),
-    }
-
-
-@pytest.fixture(scope="module")
-def bfcl_own():
-    """bfcl-eval's eval_runner, its FC handler and its convert_to_tool; sys.modules is restored afterwards."""
-    bfcl._checker()  # registers kopa-fc (dots as underscores) in the mapping bfcl-eval's checker reads
-    with mock.patch.dict(sys.modules, _stand_ins()):
-        from bfcl_eval.constants.enums import ModelStyle
-        from bfcl_eval.constants.type_mappings import GORILLA_TO_OPENAPI
-        from bfcl_eval.eval_checker import eval_runner
-        from bfcl_eval.model_handler.api_inference.openai_completion import OpenAICompletionsHandler
-        from bfcl_eval.model_handler.utils import convert_to_tool
-
-        handler = OpenAICompletionsHandler(bfcl.CHECKER_FC, 0.0, bfcl.CHECKER_FC, True)
-        yield types.SimpleNamespace(
-            runner=eval_runner,
-            handler=handler,
-            tools=lambda functions: convert_to_tool(functions, GORILLA_TO_OPENAPI, ModelStyle.OPENAI_COMPLETIONS),
-        )
 
 
 def _outputs(entries: list[bfcl.Entry]) -> list[tuple[bfcl.Entry, object, str]]:
@@ -192,5 +132,5 @@ def test_a_missing_data_file_is_a_clear_error_naming_it(tmp_path, monkeypatch):
         bfcl.load_category("parallel")
     with pytest.raises(bfcl.BfclError, match=r"BFCL_v4_simple_python.json is missing from the installed bfcl-eval"):
         bfcl.load_category("simple_python")
-    with pytest.raises(bfcl.BfclError, match="unknown BFCL category 'multi_turn_base'"):
-        bfcl.data_files("multi_turn_base")
+    with pytest.raises(bfcl.BfclError, match="unknown BFCL category 'web_search'"):
+        bfcl.data_files("web_search")

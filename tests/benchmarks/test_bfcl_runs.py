@@ -60,8 +60,8 @@ def test_an_endpoint_run_on_bfcl_sends_openai_tools_and_scores_like_bfcl_eval(db
 
 
 def test_bad_bfcl_requests_are_refused_clearly(oracle_model):
-    with pytest.raises(BenchError, match="unknown BFCL category 'multi_turn_base'"):
-        bfcl_run_create(model=oracle_model, categories=["multi_turn_base"])
+    with pytest.raises(BenchError, match="unknown BFCL category 'web_search'"):
+        bfcl_run_create(model=oracle_model, categories=["web_search"])
     with pytest.raises(BenchError, match="at least one BFCL category"):
         bfcl_run_create(model=oracle_model, categories=[])
     with pytest.raises(BenchError, match="limit is a whole number"):
@@ -101,3 +101,49 @@ def test_reviewers_start_a_bfcl_run_from_the_runs_page(client_as, reviewer, orac
     assert "unknown BFCL category &#x27;memory&#x27;" in bad.content.decode() and EvalRun.objects.count() == 1
     listing = client_as(reviewer).get(reverse("benchmarks:runs")).content.decode()
     assert bfcl.label() in listing
+
+
+def test_multi_turn_runs_land_in_the_same_tables_and_pages(oracle_model, client_as, annotator):
+    run = bfcl_run_create(
+        model=oracle_model, categories=["multi_turn_base", "multi_turn_miss_func"], limit=2, seeds=[0, 1]
+    )
+    assert run.max_steps == bfcl.steps_per_turn() == 21 and run.episodes_planned == 8
+    eval_run_execute(run=run)
+    run.refresh_from_db()
+    assert run.status == EvalRun.Status.FINISHED and run.score == 1.0
+    assert sorted(run.summary["categories"]) == ["multi_turn_base", "multi_turn_miss_func"]
+    assert run.board["categories"]["multi_turn_miss_func"]["value"] == 1.0
+    result = TaskResult.objects.get(run=run, task__code="bfcl:multi_turn_miss_func_0", seed=0)
+    assert result.success and result.stop_reason == "answer" and result.calls > 3
+    assert len(result.transcript["result"]) == len(result.task.gold) == len(result.task.spec["turns"])
+    # what was stored scores again to the same verdict
+    entry = bfcl.Entry.from_spec(result.task.code[5:], result.task.categories[0], result.task.spec, result.task.gold)
+    assert bfcl.score(entry, result.transcript["result"]).valid
+    page = client_as(annotator).get(f"/bench/results/{result.pk}/").content.decode()
+    assert "I have updated some more functions you can choose from" in page and "tool" in page
+    board = client_as(annotator).get("/bench/leaderboard/", {"cols": "all"}).content.decode()
+    assert "multi_turn_miss_func" in board
+
+
+@pytest.mark.slow
+def test_a_multi_turn_endpoint_run_goes_over_http_and_is_scored_by_bfcl_evals_checker(db):
+    with StubServer(model_name="stub-9b") as server:
+        model = model_entry_create(
+            name="Stub 9B", backend=ModelEntry.Backend.OPENAI, base_url=server.url, served_name="stub-9b"
+        )
+        run = bfcl_run_create(model=model, categories=["multi_turn_base"], limit=3, concurrency=3)
+        eval_run_execute(run=run)
+    run.refresh_from_db()
+    # The stand-in calls the first tool without arguments once, then only answers: the model was reached, and
+    # bfcl-eval's checker fails every entry (a turn left without calls, or the wrong state).
+    assert run.status == EvalRun.Status.FINISHED and run.summary["overall"]["success"]["value"] == 0.0
+    turns = sum(len(row.spec["turns"]) for row in Task.objects.filter(code__in=run.task_codes))
+    assert len(server.requests) >= turns
+    assert all(body["tools"] and body["messages"][0]["role"] == "user" for body in server.requests)
+    for result in TaskResult.objects.filter(run=run).select_related("task"):
+        entry = bfcl.Entry.from_spec(
+            result.task.code[5:], result.task.categories[0], result.task.spec, result.task.gold
+        )
+        verdict = bfcl.score(entry, result.transcript["result"])
+        assert verdict.valid == result.success and verdict.error_type == result.scores["bfcl"]["error_type"]
+        assert result.scores["bfcl"]["error_type"].startswith("multi_turn:")

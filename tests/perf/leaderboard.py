@@ -13,6 +13,9 @@
    scoring at least 10× faster than the model time it scores (entries × the model's latency per call); the
    ratio to the calls' wall time at the given concurrency is printed as well (with C calls in flight the
    wall is about model time / C, so that ratio is the stricter one).
+3. BFCL multi-turn scoring against its model steps: the four multi-turn categories driven by a model with the
+   same latency per step (the ground truth replayed, one entry in three answering its second turn in words),
+   then scored with bfcl-eval's multi-turn checker. Same goal.
 
     .venv/bin/python -m tests.perf.leaderboard                          # 200 × 5; L = 100 ms, C = 32
     .venv/bin/python -m tests.perf.leaderboard --models 50 --runs 2 --skip-bfcl --json out.json
@@ -255,6 +258,50 @@ def measure_bfcl(latency_ms: float, concurrency: int, limit: int | None) -> dict
     }
 
 
+def measure_bfcl_multi_turn(latency_ms: float, concurrency: int, limit: int | None) -> dict:
+    """The multi-turn categories: a model with a fixed latency per step replays the ground truth, except in one
+    entry in three, where it answers the second turn in words; then the recorded conversations are scored with
+    bfcl-eval's multi-turn checker (which runs the simulated APIs again for the model and for the ground truth)."""
+    from benchmarks.engine import bfcl
+    from benchmarks.engine.backends.base import ModelTurn
+
+    entries = [entry for c in bfcl.MULTI_TURN_CATEGORIES for entry in bfcl.load_category(c, limit=limit)]
+    bent = {entry.id for entry in random.Random(0).sample(entries, len(entries) // 3)}
+
+    class Timed(bfcl.OracleBackend):
+        steps = 0
+
+        async def complete(self, request):
+            Timed.steps += 1
+            await asyncio.sleep(latency_ms / 1000)
+            users = sum(1 for m in request.messages if m.get("role") == "user")
+            if request.task.id in bent and users == 2:
+                return ModelTurn(content="I will not do that.", finish_reason="stop")
+            return await super().complete(request)
+
+    started = time.perf_counter()
+    outcomes = asyncio.run(bfcl.run_entries(entries, Timed(), concurrency=concurrency))
+    calls_wall = time.perf_counter() - started
+    model_time = Timed.steps * latency_ms / 1000
+    started = time.perf_counter()
+    verdicts = [bfcl.score(o.entry, o.result) for o in outcomes]
+    scoring = time.perf_counter() - started
+    assert [v.valid for v in verdicts] == [o.verdict.valid for o in outcomes]
+    return {
+        "entries": len(entries),
+        "categories": list(bfcl.MULTI_TURN_CATEGORIES),
+        "model_steps": Timed.steps,
+        "latency_ms": latency_ms,
+        "concurrency": concurrency,
+        "valid": sum(v.valid for v in verdicts),
+        "model_time_s": round(model_time, 2),
+        "calls_wall_s": round(calls_wall, 2),
+        "scoring_s": round(scoring, 3),
+        "model_time_over_scoring": round(model_time / scoring, 1),
+        "calls_wall_over_scoring": round(calls_wall / scoring, 1),
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", type=int, default=200)
@@ -298,6 +345,16 @@ def main(argv: list[str] | None = None) -> None:
                 f"(wall {bfcl_figures['calls_wall_s']} s at C = {args.concurrency}), scoring {bfcl_figures['scoring_s']} s: "
                 f"{bfcl_figures['model_time_over_scoring']}× the model time, {bfcl_figures['calls_wall_over_scoring']}× "
                 f"the calls' wall — goal ≥ 10×: {'met' if bfcl_figures['model_time_over_scoring'] >= 10 else 'NOT met'}"
+            )
+        if not args.skip_bfcl:
+            multi = measure_bfcl_multi_turn(args.latency_ms, args.concurrency, args.limit)
+            report["bfcl_multi_turn"] = multi
+            print(
+                f"BFCL multi-turn: {multi['entries']} entries, {multi['model_steps']} model steps, model time "
+                f"{multi['model_time_s']} s (wall {multi['calls_wall_s']} s at C = {args.concurrency}), scoring "
+                f"{multi['scoring_s']} s: {multi['model_time_over_scoring']}× the model time, "
+                f"{multi['calls_wall_over_scoring']}× the calls' wall — goal ≥ 10×: "
+                f"{'met' if multi['model_time_over_scoring'] >= 10 else 'NOT met'}"
             )
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
