@@ -19,6 +19,8 @@ from django.utils.html import escape
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
+from apis.engine.raw_body import body_kind, pretty_body
+from apis.models import ApiCall
 from datasets import review
 from datasets.engine.jsondiff import json_diff
 from datasets.filtersets import TrajectoryFilterSet
@@ -207,8 +209,21 @@ def _cell(value) -> str:
     return str(value)
 
 
+def _responses(calls) -> dict[int, dict[str, str]]:
+    """Each call's response body exactly as the API sent it (XML or JSON), by ApiCall id, in one query."""
+    ids = [call.api_call_id for call in calls if call.api_call_id]
+    bodies = ApiCall.objects.filter(pk__in=ids).only("id", "body_gz", "content_type")
+    out = {}
+    for api_call in bodies:
+        text = api_call.body_text
+        if text:
+            out[api_call.pk] = {"kind": body_kind(text), "text": pretty_body(text), "type": api_call.content_type}
+    return out
+
+
 def _steps(trajectory: Trajectory, calls) -> list[dict[str, Any]]:
     units = trajectory.units or {}
+    responses = _responses(calls)
     out = []
     for step in trajectory.steps.all():
         labels = _labels(step)
@@ -228,6 +243,7 @@ def _steps(trajectory: Trajectory, calls) -> list[dict[str, Any]]:
                     "arguments_json": json.dumps(call.arguments, ensure_ascii=False, indent=1),
                     "table": observation_table(call.observation, labels, units),
                     "raw": json.dumps(call.observation, ensure_ascii=False, indent=1),
+                    "response": responses.get(call.api_call_id),
                 }
             )
         out.append({"step": step, "calls": rows})

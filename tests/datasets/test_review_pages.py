@@ -165,3 +165,26 @@ def test_console_pages_use_a_fixed_number_of_queries(client_as, people, name, dj
         Trajectory.objects.filter(pk=t.pk).update(held_by=people.annotator)
     with django_assert_max_num_queries(len(small.captured_queries)):
         client.get(reverse(f"datasets:{name}"))
+
+
+def test_the_screen_shows_each_calls_response_as_the_api_sent_it(client_as, people, items):
+    """Issue 14, point 2: beside the readable table, the raw JSON the model sees and the raw XML the API answered."""
+    import gzip
+
+    from apis.models import ApiCall
+
+    xml = "<response><header><resultCode>00</resultCode></header><body><items><item><법정동명>청운동</법정동명></item></items></body></response>"
+    api_call = ApiCall.objects.create(
+        mode=ApiCall.Mode.SANDBOX,
+        request_hash="0" * 64,
+        ok=True,
+        content_type="application/xml; charset=utf-8",
+        body_gz=gzip.compress(xml.encode("utf-8")),
+    )
+    call = items[0].calls.order_by("seq").first()
+    type(call).objects.filter(pk=call.pk).update(api_call=api_call)
+
+    text = client_as(people.annotator).get(reverse("datasets:review_item", args=[items[0].pk])).content.decode()
+    assert f'id="response-{call.seq}"' in text and "Raw XML response, as the API sent it" in text
+    assert "&lt;resultCode&gt;00&lt;/resultCode&gt;\n&lt;/header&gt;" in text  # one element a line, escaped
+    assert reverse("apis:call", args=[api_call.pk]) in text and "application/xml" in text
