@@ -267,23 +267,24 @@ def _history(trajectory: Trajectory) -> list[dict[str, Any]]:
 
 
 def _diff(trajectory: Trajectory, revision_pk: str | None) -> dict[str, Any] | None:
-    """The re-executed call's new observation against the stored one, from the revision that re-executed it."""
+    """Each re-executed call's new observation (and arguments) against the stored ones, from the revision that
+    re-executed them; calls that came back the same are left out."""
     if not revision_pk or not revision_pk.isdigit():
         return None
     revision = trajectory.revisions.filter(pk=int(revision_pk)).first()
     if revision is None:
         return None
     before = {c["seq"]: c for c in revision.before.get("calls", [])}
-    for call in revision.after.get("calls", []):
-        old = before.get(call["seq"])
-        if old is not None and old != call:
-            return {
-                "revision": revision,
-                "seq": call["seq"],
-                "arguments": json_diff(old["arguments"], call["arguments"]),
-                "changes": json_diff(old["observation"], call["observation"], limit=200),
-            }
-    return {"revision": revision, "seq": None, "arguments": [], "changes": []}
+    calls = [
+        {
+            "seq": call["seq"],
+            "arguments": json_diff(before[call["seq"]]["arguments"], call["arguments"]),
+            "changes": json_diff(before[call["seq"]]["observation"], call["observation"], limit=200),
+        }
+        for call in revision.after.get("calls", [])
+        if call["seq"] in before and before[call["seq"]] != call
+    ]
+    return {"revision": revision, "seq": calls[0]["seq"] if calls else None, "calls": calls}
 
 
 def _screen_context(request, trajectory: Trajectory, **extra) -> dict[str, Any]:
@@ -301,6 +302,7 @@ def _screen_context(request, trajectory: Trajectory, **extra) -> dict[str, Any]:
         "t": trajectory,
         "steps": _steps(trajectory, calls),
         "calls": calls,
+        "last_seq": calls[-1].seq if calls else 0,
         "decisions": decisions,
         "mine": mine,
         "held": held,
@@ -471,7 +473,8 @@ def review_edit(request, pk: int):
 @login_required
 @require_POST
 def review_reexecute(request, pk: int, seq: int):
-    """Run one call again through the executor (sandbox), with the arguments in the form, and show the diff."""
+    """Run one call again through the executor (sandbox), with the arguments in the form (and with rest=1 every
+    later call too), and show the diff."""
     require_role(request)
     trajectory = _trajectory(pk)
     filters = request.POST.get("filters", "")
@@ -481,15 +484,22 @@ def review_reexecute(request, pk: int, seq: int):
     except (ValueError, json.JSONDecodeError):
         messages.error(request, "The arguments are not valid JSON (or the version is missing); nothing ran.")
         return redirect(_screen_url(pk, filters))
+    rest = request.POST.get("rest") == "1"
     try:
         revision, _changes = review.trajectory_call_reexecute(
-            trajectory=trajectory, user=request.user, seq=seq, expected_version=expected, arguments=arguments
+            trajectory=trajectory,
+            user=request.user,
+            seq=seq,
+            expected_version=expected,
+            arguments=arguments,
+            rest=rest,
         )
     except review.EditConflict as exc:
         return _conflict(request, get_object_or_404(trajectory_detail(), pk=pk), exc)
     except review.ReviewError as exc:
         return _refused(request, exc, pk, filters)
-    messages.success(request, f"Call {seq} ran again; saved as version {revision.version}.")
+    ran = f"Call {seq} and the calls after it ran" if rest else f"Call {seq} ran"
+    messages.success(request, f"{ran} again; saved as version {revision.version}.")
     return redirect(_screen_url(pk, filters, diff=revision.pk) + f"#call-{seq}")
 
 
