@@ -142,3 +142,18 @@ def test_the_screen_re_executes_the_rest_of_the_chain(trajectory, client_as):
     page = client.get(response["Location"]).content.decode()
     assert f"Call {source.seq} and the calls after it ran again; saved as version 2." in page
     assert "re-executed" in page
+
+
+def test_the_api_re_executes_the_rest_of_the_chain(trajectory):
+    from tests.conftest import token_client
+
+    anna = make_user("anna", "annotator")
+    source, later = _fed_pair(trajectory)
+    url = f"/api/v1/review/{trajectory.pk}/reexecute/"
+    api = token_client(anna)
+    done = api.post(url, {"seq": source.seq, "expected_version": 1, "rest": True}, format="json")
+    assert done.status_code == 201, done.content
+    assert ApiCall.objects.filter(source_kind="review", source_id=f"{trajectory.pk}/{later.seq}").exists()
+    gone = {k: ("없는값" if k not in ("pageNo", "numOfRows") else v) for k, v in source.arguments.items()}
+    refused = api.post(url, {"seq": source.seq, "expected_version": 2, "arguments": gone, "rest": True}, format="json")
+    assert refused.status_code == 400 and "no longer has" in refused.json()["detail"]
