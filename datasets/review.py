@@ -61,6 +61,12 @@ class LeaseError(ReviewError):
     status_code = 409
 
 
+class PolicyConflict(ReviewError):
+    """The review policy changed since the admin opened it; nothing was saved."""
+
+    status_code = 409
+
+
 class EditConflict(ReviewError):
     """Someone saved the trajectory after the editor loaded it; both versions travel with the error."""
 
@@ -97,25 +103,34 @@ def review_policy() -> ReviewPolicy:
     return policy if policy is not None else ReviewPolicy.objects.create()
 
 
-def review_policy_update(*, user, overlap: int | None = None, lease_minutes: int | None = None, guidelines=None):
-    """Admins set the overlap, the lease length and the guidelines."""
+def review_policy_update(
+    *, user, overlap: int | None = None, lease_minutes: int | None = None, guidelines=None, expected_version=None
+):
+    """Admins set the overlap, the lease length and the guidelines. Only the given fields are written; with
+    expected_version (the `updated_at` the editor read) a change made on a stale read raises PolicyConflict."""
+    from kopa_site.concurrency import StaleEdit, save_changed
     from kopa_site.roles import ADMIN
 
     _require(user, ADMIN, "Changing the review policy")
     policy = review_policy()
+    changes: dict[str, Any] = {"updated_by": user}
     if overlap is not None:
         if not 1 <= int(overlap) <= 10:
             raise ReviewError("overlap must be between 1 and 10 annotators")
-        policy.overlap = int(overlap)
+        changes["overlap"] = int(overlap)
     if lease_minutes is not None:
         if not 1 <= int(lease_minutes) <= 24 * 60:
             raise ReviewError("the lease must be between 1 minute and 24 hours")
-        policy.lease_minutes = int(lease_minutes)
+        changes["lease_minutes"] = int(lease_minutes)
     if guidelines is not None:
-        policy.guidelines = str(guidelines)
-    policy.updated_by = user
-    policy.save()
-    return policy
+        changes["guidelines"] = str(guidelines)
+    try:
+        return save_changed(policy, changes, expected_version=expected_version)
+    except StaleEdit:
+        raise PolicyConflict(
+            "someone changed the guidelines or the policy since you opened this page; nothing was saved. "
+            "What is stored now is shown above, your text is still in the box: merge and save again"
+        ) from None
 
 
 # --- The queue --------------------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ from datasets.selectors import (
     version_list,
 )
 from graphs.engine.walk import JUNCTIONS
+from kopa_site.concurrency import version_from_token, version_token
 from kopa_site.page_helpers import query_without_page, require_role
 from kopa_site.roles import ADMIN, REVIEWER, has_role
 
@@ -641,6 +642,7 @@ def render_markdown(text: str) -> str:
 def guidelines_page(request):
     require_role(request)
     policy = review.review_policy()
+    draft = None
     if request.method == "POST":
         require_role(request, ADMIN)
         try:
@@ -649,22 +651,30 @@ def guidelines_page(request):
                 guidelines=request.POST.get("guidelines", ""),
                 overlap=request.POST.get("overlap") or None,
                 lease_minutes=request.POST.get("lease_minutes") or None,
+                expected_version=version_from_token(request.POST.get("version", "")),
             )
+        except review.PolicyConflict as exc:  # both versions on one page: the stored one above, theirs in the box
+            messages.error(request, f"Not saved: {exc}")
+            policy, draft = review.review_policy(), request.POST
         except (review.ReviewError, ValueError) as exc:
             messages.error(request, f"Not saved: {exc}")
+            return redirect("datasets:guidelines")
         else:
             messages.success(request, "Guidelines saved.")
-        return redirect("datasets:guidelines")
+            return redirect("datasets:guidelines")
     return render(
         request,
         "datasets/guidelines.html",
         {
             "policy": policy,
+            "draft": draft,
+            "version": version_token(policy),
             "html": render_markdown(policy.guidelines or ""),
             "can_edit": has_role(request.user, ADMIN),
             "reasons": REJECT_REASONS,
             "shortcuts": SHORTCUTS,
         },
+        status=409 if draft is not None else 200,
     )
 
 
