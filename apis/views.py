@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
-import re
 from typing import Any
 
 from django.contrib import messages
@@ -14,6 +12,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from apis.engine.raw_body import pretty_body
 from apis.filtersets import ApiCallFilterSet, ToolFilterSet
 from apis.forms import BaseUrlForm, CredentialForm, TryItForm, ordered_parameters
 from apis.models import ApiCall, ApiService, Tool
@@ -45,27 +44,10 @@ from kopa_site.roles import ADMIN, REVIEWER, has_role
 PAGE_SIZE = 50
 RECORD_ROWS = 50
 RECORD_COLUMNS = 40
-RAW_LIMIT = 200_000
-# Two tags touching in a one-line XML body; whitespace between tags is data (" " quirks) and stays as sent.
-_TAG_GAP = re.compile(r"><")
 
 
 def _pretty_json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False)
-
-
-def _pretty_body(text: str | None) -> str:
-    """JSON indented, XML one element per line, anything else as it came; cut at RAW_LIMIT characters."""
-    if not text:
-        return ""
-    shown = text
-    stripped = text.lstrip()
-    if stripped.startswith(("{", "[")):
-        with contextlib.suppress(ValueError):
-            shown = _pretty_json(json.loads(text))
-    elif stripped.startswith("<") and "\n<" not in text:
-        shown = _TAG_GAP.sub(">\n<", text)
-    return shown if len(shown) <= RAW_LIMIT else shown[:RAW_LIMIT] + f"\n… ({len(shown) - RAW_LIMIT:,} more characters)"
 
 
 def records_table(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -224,7 +206,7 @@ def _result_context(execution=None, error: str = "") -> dict[str, Any]:
         "call": execution.call,
         "result": result,
         "records": records_table(result.records),
-        "raw": _pretty_body(result.raw),
+        "raw": pretty_body(result.raw),
         "error_label": error_class_label(result.error_class or ""),
     }
 
@@ -295,7 +277,7 @@ def call_detail(request, pk: int):
             "call": call,
             "result": result,
             "records": records_table(result.records) if result else None,
-            "raw": _pretty_body(call.body_text),
+            "raw": pretty_body(call.body_text),
             "request_json": _pretty_json(call.request),
             "params_json": _pretty_json(call.params),
             "error_label": error_class_label(call.error_class),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import forms
 
 from benchmarks.models import ModelEntry
+from kopa_site.concurrency import version_from_token, version_token
 
 MODEL_FORM_FIELDS = [
     "name",
@@ -27,6 +28,8 @@ MODEL_FORM_FIELDS = [
     "extra_body",
     "notes",
 ]
+
+VERSION_DAMAGED = "The page's version is missing or damaged; reload the page."
 
 
 class ModelEntryForm(forms.ModelForm):
@@ -52,6 +55,29 @@ class ModelEntryForm(forms.ModelForm):
         if self.instance.pk:
             choices = choices.exclude(pk=self.instance.pk)
         self.fields["base_model"].queryset = choices
+        if self.instance.pk:  # the version this page was read at: a save over someone else's later change is refused
+            self.fields["version"] = forms.CharField(
+                widget=forms.HiddenInput,
+                initial=version_token(self.instance),
+                error_messages={"required": VERSION_DAMAGED},
+            )
+
+    def clean_version(self):
+        try:
+            return version_from_token(self.cleaned_data["version"])
+        except ValueError:
+            raise forms.ValidationError(VERSION_DAMAGED) from None
+
+    def differences_from(self, stored: ModelEntry) -> list[dict]:
+        """After a refused stale save: each field where what is stored now and what this form sent differ, so the
+        editor sees both versions and can carry their change over (the form keeps what they typed)."""
+        sent = {"name": self.cleaned_data["name"], **self.fields_for_service()}
+        rows = []
+        for name, value in sent.items():
+            now = getattr(stored, name)
+            if now != value:
+                rows.append({"label": self.fields[name].label, "stored": now, "yours": value})
+        return rows
 
     def fields_for_service(self) -> dict:
         fields = {name: self.cleaned_data[name] for name in MODEL_FORM_FIELDS if name != "name"}

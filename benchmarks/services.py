@@ -76,6 +76,11 @@ class BenchError(Exception):
     """A benchmark request that cannot be carried out; the message says why and what to do."""
 
 
+class BenchConflict(BenchError):
+    """An edit made on a version that someone else has since changed; nothing was saved (pages and the API answer
+    409)."""
+
+
 class Reporter(Protocol):
     def progress(self, done: int, total: int | None = None, message: str = "") -> None: ...
     def log(self, msg: str, level: str = "info") -> None: ...
@@ -312,7 +317,7 @@ def model_entry_update(*, entry: ModelEntry, expected_version=None, **fields) ->
     try:
         return save_changed(entry, fields, expected_version=expected_version)
     except StaleEdit as error:
-        raise BenchError(str(error)) from None
+        raise BenchConflict(f"{error}; reload it to see their change, then make yours again") from None
 
 
 # --- Runs ----------------------------------------------------------------------------------------------

@@ -38,6 +38,7 @@ from benchmarks.selectors import (
 )
 from benchmarks.services import (
     RUN_DEFAULTS,
+    BenchConflict,
     BenchError,
     bfcl_run_create,
     eval_run_create,
@@ -114,6 +115,7 @@ def model_edit(request, pk: int | None = None):
     require_role(request, REVIEWER)
     entry = get_object_or_404(ModelEntry, pk=pk) if pk is not None else None
     form = ModelEntryForm(request.POST or None, instance=entry)
+    stored_now = None
     if request.method == "POST" and form.is_valid():
         try:
             if entry is None:
@@ -123,13 +125,23 @@ def model_edit(request, pk: int | None = None):
                 messages.success(request, f"Model {entry.name} added.")
             else:
                 fields = {"name": form.cleaned_data["name"], **form.fields_for_service()}
-                entry = model_entry_update(entry=ModelEntry.objects.get(pk=entry.pk), **fields)
+                entry = model_entry_update(
+                    entry=ModelEntry.objects.get(pk=entry.pk), expected_version=form.cleaned_data["version"], **fields
+                )
                 messages.success(request, f"Model {entry.name} saved; runs made before keep the identity they had.")
+        except BenchConflict as exc:
+            form.add_error(None, str(exc))
+            stored_now = form.differences_from(ModelEntry.objects.get(pk=entry.pk))
         except BenchError as exc:
             form.add_error(None, str(exc))
         else:
             return redirect("benchmarks:models")
-    return render(request, "benchmarks/model_form.html", {"form": form, "entry": entry})
+    return render(
+        request,
+        "benchmarks/model_form.html",
+        {"form": form, "entry": entry, "stored_now": stored_now},
+        status=409 if stored_now is not None else 200,
+    )
 
 
 @login_required

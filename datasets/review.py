@@ -13,6 +13,7 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,12 @@ class LeaseError(ReviewError):
     status_code = 409
 
 
+class PolicyConflict(ReviewError):
+    """The review policy changed since the admin opened it; nothing was saved."""
+
+    status_code = 409
+
+
 class EditConflict(ReviewError):
     """Someone saved the trajectory after the editor loaded it; both versions travel with the error."""
 
@@ -96,25 +103,34 @@ def review_policy() -> ReviewPolicy:
     return policy if policy is not None else ReviewPolicy.objects.create()
 
 
-def review_policy_update(*, user, overlap: int | None = None, lease_minutes: int | None = None, guidelines=None):
-    """Admins set the overlap, the lease length and the guidelines."""
+def review_policy_update(
+    *, user, overlap: int | None = None, lease_minutes: int | None = None, guidelines=None, expected_version=None
+):
+    """Admins set the overlap, the lease length and the guidelines. Only the given fields are written; with
+    expected_version (the `updated_at` the editor read) a change made on a stale read raises PolicyConflict."""
+    from kopa_site.concurrency import StaleEdit, save_changed
     from kopa_site.roles import ADMIN
 
     _require(user, ADMIN, "Changing the review policy")
     policy = review_policy()
+    changes: dict[str, Any] = {"updated_by": user}
     if overlap is not None:
         if not 1 <= int(overlap) <= 10:
             raise ReviewError("overlap must be between 1 and 10 annotators")
-        policy.overlap = int(overlap)
+        changes["overlap"] = int(overlap)
     if lease_minutes is not None:
         if not 1 <= int(lease_minutes) <= 24 * 60:
             raise ReviewError("the lease must be between 1 minute and 24 hours")
-        policy.lease_minutes = int(lease_minutes)
+        changes["lease_minutes"] = int(lease_minutes)
     if guidelines is not None:
-        policy.guidelines = str(guidelines)
-    policy.updated_by = user
-    policy.save()
-    return policy
+        changes["guidelines"] = str(guidelines)
+    try:
+        return save_changed(policy, changes, expected_version=expected_version)
+    except StaleEdit:
+        raise PolicyConflict(
+            "someone changed the guidelines or the policy since you opened this page; nothing was saved. "
+            "What is stored now is shown above, your text is still in the box: merge and save again"
+        ) from None
 
 
 # --- The queue --------------------------------------------------------------------------------------------
@@ -536,24 +552,14 @@ def _observation(result) -> dict[str, Any]:
     }
 
 
-def trajectory_call_reexecute(
-    *, trajectory: Trajectory, user, seq: int, expected_version: int, arguments: Mapping[str, Any] | None = None
-) -> tuple[TrajectoryRevision, list]:
-    """Run one call again through the catalog's executor (sandbox mode), optionally with new arguments, store the
-    new observation as a revision and return it with the changes against the stored observation."""
+def _execute(trajectory: Trajectory, call: TrajectoryCall, params: dict[str, Any], user) -> tuple[dict, int]:
+    """One call through the catalog's executor in sandbox mode: (the observation, the ApiCall id)."""
     from apis.models import Tool
     from apis.services import ToolExecutionError, tool_execute
 
-    _require(user, ANNOTATOR, "Re-executing a call")
-    call = TrajectoryCall.objects.select_related("step__tool").filter(trajectory_id=trajectory.pk, seq=seq).first()
-    if call is None:
-        raise ReviewError(f"trajectory #{trajectory.pk} has no call {seq}")
-    if arguments is not None and not isinstance(arguments, Mapping):
-        raise ReviewError("the arguments must be a JSON object")
     tool = call.step.tool or Tool.objects.filter(function_name=call.tool_name).first()
     if tool is None:
-        raise ReviewError(f"the tool {call.tool_name!r} is no longer in the catalog")
-    params = dict(arguments if arguments is not None else call.arguments)
+        raise ReviewError(f"the tool {call.tool_name!r} of call {call.seq} is no longer in the catalog")
     try:
         execution = tool_execute(
             tool=tool,
@@ -561,24 +567,90 @@ def trajectory_call_reexecute(
             mode="sandbox",
             user=user,
             source_kind=REVIEW_SOURCE,
-            source_id=f"{trajectory.pk}/{seq}",
+            source_id=f"{trajectory.pk}/{call.seq}",
         )
     except ToolExecutionError as exc:
-        raise ReviewError(f"the call could not be made: {exc}") from None
-    observation = _observation(execution.result)
-    calls = [
-        {**c, "arguments": params, "observation": observation, "ok": observation["ok"]} if c["seq"] == seq else c
-        for c in trajectory_content(trajectory)["calls"]
-    ]
+        raise ReviewError(f"call {call.seq} could not be made: {exc}") from None
+    return _observation(execution.result), execution.call.pk
+
+
+def _lost_source(call: TrajectoryCall, records_by_step: Mapping[int, list[Mapping[str, Any]]]) -> str:
+    """Why a later call can no longer run as it stands: an argument fed from an earlier step's record that the
+    step's new observation no longer holds ("" when every fed argument's record is still there)."""
+    from datasets.engine.synthesis import scalar_text
+
+    for binding in call.bindings or []:
+        if not isinstance(binding, Mapping) or binding.get("source") != "edge":
+            continue
+        step = binding.get("from_step")
+        if step not in records_by_step:
+            continue  # that step was not re-executed: its record is as stored
+        fields, values = list(binding.get("fields") or []), [str(v) for v in binding.get("source_values") or []]
+        if not any([scalar_text(record.get(f)) for f in fields] == values for record in records_by_step[step]):
+            shown = ", ".join(f"{f}={v}" for f, v in zip(fields, values, strict=False))
+            return (
+                f"call {call.seq}'s {binding.get('param')} came from step {step}'s record with {shown}, which the new "
+                f"observation no longer has; edit call {call.seq}'s arguments and re-execute from it"
+            )
+    return ""
+
+
+def trajectory_call_reexecute(
+    *,
+    trajectory: Trajectory,
+    user,
+    seq: int,
+    expected_version: int,
+    arguments: Mapping[str, Any] | None = None,
+    rest: bool = False,
+) -> tuple[TrajectoryRevision, list]:
+    """Run one call again through the catalog's executor (sandbox mode), optionally with new arguments, store the
+    new observation as a revision and return it with the changes against the stored observation.
+
+    rest: also run every later call, in order, as one revision. A later call keeps its arguments; one fed from an
+    earlier step's record runs only while that step's new observation still holds the record (same field values),
+    otherwise nothing is stored and the reason names the call to edit. The changes are then those of every call,
+    each path under "call N"."""
+    _require(user, ANNOTATOR, "Re-executing a call")
+    calls = list(
+        TrajectoryCall.objects.select_related("step__tool").filter(trajectory_id=trajectory.pk).order_by("seq")
+    )
+    first = next((c for c in calls if c.seq == seq), None)
+    if first is None:
+        raise ReviewError(f"trajectory #{trajectory.pk} has no call {seq}")
+    if arguments is not None and not isinstance(arguments, Mapping):
+        raise ReviewError("the arguments must be a JSON object")
+    chain = [c for c in calls if c.seq >= seq] if rest else [first]
+    new: dict[int, dict[str, Any]] = {}
+    records_by_step: dict[int, list[Mapping[str, Any]]] = {}
+    api_calls = []
+    for call in chain:
+        if call is not first:
+            reason = _lost_source(call, records_by_step)
+            if reason:
+                raise ReviewError(reason)
+        params = dict(arguments if call is first and arguments is not None else call.arguments)
+        observation, api_call = _execute(trajectory, call, params, user)
+        new[call.seq] = {"arguments": params, "observation": observation, "ok": observation["ok"]}
+        records_by_step.setdefault(call.step.index, []).extend(observation["records"])
+        api_calls.append(f"#{api_call}")
+    content = [{**c, **new[c["seq"]]} if c["seq"] in new else c for c in trajectory_content(trajectory)["calls"]]
+    what = f"calls {seq}-{chain[-1].seq}" if len(chain) > 1 else f"call {seq}"
     revision = _apply(
         trajectory=trajectory,
         user=user,
         expected_version=expected_version,
-        content={"calls": calls},
+        content={"calls": content},
         kind=TrajectoryRevision.Kind.REEXECUTE,
-        note=f"re-executed call {seq} (ApiCall #{execution.call.pk})",
+        note=f"re-executed {what} (ApiCall {', '.join(api_calls)})",
     )
-    return revision, json_diff(call.observation, observation)
+    if not rest:
+        return revision, json_diff(first.observation, new[seq]["observation"])
+    changes = []
+    for call in chain:
+        for change in json_diff(call.observation, new[call.seq]["observation"]):
+            changes.append(replace(change, path=f"call {call.seq}: {change.path}"))
+    return revision, changes
 
 
 # --- Undo -------------------------------------------------------------------------------------------------

@@ -19,6 +19,8 @@ from django.utils.html import escape
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
+from apis.engine.raw_body import body_kind, pretty_body
+from apis.models import ApiCall
 from datasets import review
 from datasets.engine.jsondiff import json_diff
 from datasets.filtersets import TrajectoryFilterSet
@@ -33,6 +35,7 @@ from datasets.selectors import (
     version_list,
 )
 from graphs.engine.walk import JUNCTIONS
+from kopa_site.concurrency import version_from_token, version_token
 from kopa_site.page_helpers import query_without_page, require_role
 from kopa_site.roles import ADMIN, REVIEWER, has_role
 
@@ -207,8 +210,21 @@ def _cell(value) -> str:
     return str(value)
 
 
+def _responses(calls) -> dict[int, dict[str, str]]:
+    """Each call's response body exactly as the API sent it (XML or JSON), by ApiCall id, in one query."""
+    ids = [call.api_call_id for call in calls if call.api_call_id]
+    bodies = ApiCall.objects.filter(pk__in=ids).only("id", "body_gz", "content_type")
+    out = {}
+    for api_call in bodies:
+        text = api_call.body_text
+        if text:
+            out[api_call.pk] = {"kind": body_kind(text), "text": pretty_body(text), "type": api_call.content_type}
+    return out
+
+
 def _steps(trajectory: Trajectory, calls) -> list[dict[str, Any]]:
     units = trajectory.units or {}
+    responses = _responses(calls)
     out = []
     for step in trajectory.steps.all():
         labels = _labels(step)
@@ -228,6 +244,7 @@ def _steps(trajectory: Trajectory, calls) -> list[dict[str, Any]]:
                     "arguments_json": json.dumps(call.arguments, ensure_ascii=False, indent=1),
                     "table": observation_table(call.observation, labels, units),
                     "raw": json.dumps(call.observation, ensure_ascii=False, indent=1),
+                    "response": responses.get(call.api_call_id),
                 }
             )
         out.append({"step": step, "calls": rows})
@@ -251,23 +268,24 @@ def _history(trajectory: Trajectory) -> list[dict[str, Any]]:
 
 
 def _diff(trajectory: Trajectory, revision_pk: str | None) -> dict[str, Any] | None:
-    """The re-executed call's new observation against the stored one, from the revision that re-executed it."""
+    """Each re-executed call's new observation (and arguments) against the stored ones, from the revision that
+    re-executed them; calls that came back the same are left out."""
     if not revision_pk or not revision_pk.isdigit():
         return None
     revision = trajectory.revisions.filter(pk=int(revision_pk)).first()
     if revision is None:
         return None
     before = {c["seq"]: c for c in revision.before.get("calls", [])}
-    for call in revision.after.get("calls", []):
-        old = before.get(call["seq"])
-        if old is not None and old != call:
-            return {
-                "revision": revision,
-                "seq": call["seq"],
-                "arguments": json_diff(old["arguments"], call["arguments"]),
-                "changes": json_diff(old["observation"], call["observation"], limit=200),
-            }
-    return {"revision": revision, "seq": None, "arguments": [], "changes": []}
+    calls = [
+        {
+            "seq": call["seq"],
+            "arguments": json_diff(before[call["seq"]]["arguments"], call["arguments"]),
+            "changes": json_diff(before[call["seq"]]["observation"], call["observation"], limit=200),
+        }
+        for call in revision.after.get("calls", [])
+        if call["seq"] in before and before[call["seq"]] != call
+    ]
+    return {"revision": revision, "seq": calls[0]["seq"] if calls else None, "calls": calls}
 
 
 def _screen_context(request, trajectory: Trajectory, **extra) -> dict[str, Any]:
@@ -285,6 +303,7 @@ def _screen_context(request, trajectory: Trajectory, **extra) -> dict[str, Any]:
         "t": trajectory,
         "steps": _steps(trajectory, calls),
         "calls": calls,
+        "last_seq": calls[-1].seq if calls else 0,
         "decisions": decisions,
         "mine": mine,
         "held": held,
@@ -455,7 +474,8 @@ def review_edit(request, pk: int):
 @login_required
 @require_POST
 def review_reexecute(request, pk: int, seq: int):
-    """Run one call again through the executor (sandbox), with the arguments in the form, and show the diff."""
+    """Run one call again through the executor (sandbox), with the arguments in the form (and with rest=1 every
+    later call too), and show the diff."""
     require_role(request)
     trajectory = _trajectory(pk)
     filters = request.POST.get("filters", "")
@@ -465,15 +485,22 @@ def review_reexecute(request, pk: int, seq: int):
     except (ValueError, json.JSONDecodeError):
         messages.error(request, "The arguments are not valid JSON (or the version is missing); nothing ran.")
         return redirect(_screen_url(pk, filters))
+    rest = request.POST.get("rest") == "1"
     try:
         revision, _changes = review.trajectory_call_reexecute(
-            trajectory=trajectory, user=request.user, seq=seq, expected_version=expected, arguments=arguments
+            trajectory=trajectory,
+            user=request.user,
+            seq=seq,
+            expected_version=expected,
+            arguments=arguments,
+            rest=rest,
         )
     except review.EditConflict as exc:
         return _conflict(request, get_object_or_404(trajectory_detail(), pk=pk), exc)
     except review.ReviewError as exc:
         return _refused(request, exc, pk, filters)
-    messages.success(request, f"Call {seq} ran again; saved as version {revision.version}.")
+    ran = f"Call {seq} and the calls after it ran" if rest else f"Call {seq} ran"
+    messages.success(request, f"{ran} again; saved as version {revision.version}.")
     return redirect(_screen_url(pk, filters, diff=revision.pk) + f"#call-{seq}")
 
 
@@ -615,6 +642,7 @@ def render_markdown(text: str) -> str:
 def guidelines_page(request):
     require_role(request)
     policy = review.review_policy()
+    draft = None
     if request.method == "POST":
         require_role(request, ADMIN)
         try:
@@ -623,22 +651,30 @@ def guidelines_page(request):
                 guidelines=request.POST.get("guidelines", ""),
                 overlap=request.POST.get("overlap") or None,
                 lease_minutes=request.POST.get("lease_minutes") or None,
+                expected_version=version_from_token(request.POST.get("version", "")),
             )
+        except review.PolicyConflict as exc:  # both versions on one page: the stored one above, theirs in the box
+            messages.error(request, f"Not saved: {exc}")
+            policy, draft = review.review_policy(), request.POST
         except (review.ReviewError, ValueError) as exc:
             messages.error(request, f"Not saved: {exc}")
+            return redirect("datasets:guidelines")
         else:
             messages.success(request, "Guidelines saved.")
-        return redirect("datasets:guidelines")
+            return redirect("datasets:guidelines")
     return render(
         request,
         "datasets/guidelines.html",
         {
             "policy": policy,
+            "draft": draft,
+            "version": version_token(policy),
             "html": render_markdown(policy.guidelines or ""),
             "can_edit": has_role(request.user, ADMIN),
             "reasons": REJECT_REASONS,
             "shortcuts": SHORTCUTS,
         },
+        status=409 if draft is not None else 200,
     )
 
 

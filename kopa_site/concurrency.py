@@ -8,6 +8,7 @@ they read (its `updated_at`) so that an edit made on stale data is refused inste
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from django.db import models, transaction
@@ -15,6 +16,25 @@ from django.db import models, transaction
 
 class StaleEdit(Exception):
     """The object changed since the editor read it; nothing was saved. Reload and edit again."""
+
+
+def version_token(instance: models.Model) -> str:
+    """The version an editor read, as text for a hidden form field or an API field: `updated_at` in UTC, to the
+    microsecond."""
+    return instance.updated_at.astimezone(UTC).isoformat()
+
+
+def version_from_token(token: str) -> datetime:
+    """The `updated_at` a version token names; ValueError (with a message a person can act on) when it names none."""
+    try:
+        moment = datetime.fromisoformat(str(token).strip())
+    except ValueError:
+        raise ValueError(
+            "the version is the value read with the object (e.g. 2026-01-31T09:00:00.123456+00:00)"
+        ) from None
+    if moment.tzinfo is None:
+        raise ValueError("the version carries its UTC offset, as it was read (…+00:00)")
+    return moment
 
 
 def save_changed(instance: models.Model, changes: dict[str, Any], *, expected_version=None) -> models.Model:

@@ -606,7 +606,14 @@ def jobs_sweep_stale(*, now: datetime | None = None, timeout: int | None = None)
 # --- Periodic schedules --------------------------------------------------------------------------
 
 SWEEP_SCHEDULE = "kopa: sweep stale jobs"
-SCHEDULES = ({"name": SWEEP_SCHEDULE, "func": "kopa_site.tasks.sweep_stale_jobs", "schedule_type": "I", "minutes": 1},)
+SCHEDULES = [{"name": SWEEP_SCHEDULE, "func": "kopa_site.tasks.sweep_stale_jobs", "schedule_type": "I", "minutes": 1}]
+
+
+def schedule_register(*, name: str, func: str, minutes: int) -> None:
+    """Add an app's periodic task (from its AppConfig.ready, so this app never imports the others);
+    `setup_schedules` installs every registered one. Registering a name twice keeps the first."""
+    if not any(spec["name"] == name for spec in SCHEDULES):
+        SCHEDULES.append({"name": name, "func": func, "schedule_type": "I", "minutes": minutes})
 
 
 def schedules_install() -> list[tuple[str, bool]]:

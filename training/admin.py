@@ -24,9 +24,20 @@ class TrainingMetricInline(admin.TabularInline):
 
 @admin.register(TrainingRun)
 class TrainingRunAdmin(admin.ModelAdmin):
-    list_display = ["id", "name", "preset", "status", "phase", "step", "total_steps", "model_entry", "created_at"]
+    list_display = [
+        "id",
+        "name",
+        "preset",
+        "dataset_version",
+        "status",
+        "phase",
+        "step",
+        "total_steps",
+        "model_entry",
+        "created_at",
+    ]
     list_filter = ["status", "preset", "tool_mode"]
-    search_fields = ["name", "base_model_path", "dataset_path", "error"]
+    search_fields = ["name", "base_model_path", "dataset_path", "dataset_version__name", "error"]
     # Everything but the label: runs change only through their jobs (config, progress, results).
     readonly_fields = [f.name for f in TrainingRun._meta.concrete_fields if f.name not in ("id", "name")]
     inlines = [TrainingMetricInline]

@@ -1,4 +1,4 @@
-"""Training runs: GRPO (after an SFT warm start) of a base model on an export of curated trajectories.
+"""Training runs: GRPO (after an SFT warm start) of a base model on a frozen dataset version of curated trajectories.
 
 A run's config is written to disk next to its outputs (var/training/run-<id>/); the training process
 (training/engine/, started by the `training.run` job on the one-worker gpu cluster) streams its metrics back as
@@ -32,10 +32,16 @@ class TrainingRun(models.Model):
     base_model_path = models.CharField(
         max_length=500, blank=True, help_text="Local checkpoint folder (empty for tiny-cpu, which builds its model)."
     )
-    dataset_path = models.CharField(max_length=500, help_text="Export file of trajectories (openai or hf JSONL).")
-    # An id, not a foreign key: the dataset-version model lands separately; its export is the file above.
-    dataset_version = models.PositiveIntegerField(
-        null=True, blank=True, help_text="The frozen dataset version, if any."
+    dataset_version = models.ForeignKey(
+        "datasets.DatasetVersion",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="training_runs",
+        help_text="The frozen dataset version trained on (its items are written to dataset_path by the job).",
+    )
+    dataset_path = models.CharField(
+        max_length=500, help_text="The file the training process reads (OpenAI JSONL of the version's items)."
     )
     tool_mode = models.CharField(max_length=10, choices=ToolMode.choices, default=ToolMode.SANDBOX)
     overrides = models.JSONField(default=dict, blank=True, help_text='Dotted keys, e.g. {"grpo.steps": 50}.')
@@ -83,6 +89,11 @@ class TrainingRun(models.Model):
     def label(self) -> str:
         base = Path(self.base_model_path).name if self.base_model_path else "tiny"
         return self.name or f"{self.preset} · {base}"
+
+    @property
+    def data_label(self) -> str:
+        """What the run trained on, for people: the version's name, else the export file."""
+        return f"dataset version {self.dataset_version.name}" if self.dataset_version_id else self.dataset_path
 
     @property
     def folder(self) -> Path:

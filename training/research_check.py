@@ -84,7 +84,16 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--sft-steps", type=int, default=30)
     parser.add_argument("--grpo-steps", type=int, default=6)
+    parser.add_argument(
+        "--train",
+        type=Path,
+        help="train on this OpenAI JSONL instead: a frozen dataset version's (its export's openai/train.jsonl, or "
+        "/trajectories/versions/<id>/openai.jsonl). The held-out items stay the synthesized 2025 holiday ones, so "
+        "the version should hold trajectories of those templates. Default: synthesized 2026 holiday trajectories.",
+    )
     options = parser.parse_args()
+    if options.train is not None and not options.train.is_file():
+        parser.error(f"--train {options.train} is not a file")
     from apis.sandbox.config import SandboxConfig
     from apis.sandbox.server import start_sandbox_server
 
@@ -94,7 +103,9 @@ def main() -> int:
     results = {"sft": [], "grpo": []}
     started = time.time()
     try:
-        train_file = write_holiday_export(out / "train.jsonl", url, [(2026, m) for m in range(1, 13)], brief=True)
+        train_file = options.train.resolve() if options.train else None
+        if train_file is None:
+            train_file = write_holiday_export(out / "train.jsonl", url, [(2026, m) for m in range(1, 13)], brief=True)
         held_file = write_holiday_export(out / "heldout.jsonl", url, [(2025, m) for m in range(1, 13, 3)], brief=True)
         held = load_examples(held_file)
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "DJANGO_SETTINGS_MODULE")}
@@ -134,7 +145,12 @@ def main() -> int:
                 print(f"seed {seed} {name}: {scored}", flush=True)
     finally:
         stop()
-    report = {"held_out_items": len(held), "seeds": options.seeds, "config": vars(options) | {"out": str(out)}}
+    report = {
+        "held_out_items": len(held),
+        "seeds": options.seeds,
+        "train": str(train_file),
+        "config": {**vars(options), "out": str(out), "train": str(options.train or "")},
+    }
     print(
         f"\n{len(held)} held-out items (2025; templates count, first, none), greedy decoding, {len(options.seeds)} seeds"
     )

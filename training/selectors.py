@@ -4,7 +4,6 @@ checkpoints on disk and its log, and the base-against-tuned comparison once both
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from django.db.models import QuerySet
@@ -43,7 +42,7 @@ SAFE_COLOURS = ["#88CCEE", "#CC6677", "#DDCC77", "#117733", "#332288", "#AA4499"
 
 
 def run_list() -> QuerySet[TrainingRun]:
-    return TrainingRun.objects.select_related("job", "model_entry", "base_entry", "created_by")
+    return TrainingRun.objects.select_related("job", "model_entry", "base_entry", "created_by", "dataset_version")
 
 
 def metric_rows(run: TrainingRun, phase: str) -> list[dict[str, Any]]:
@@ -162,7 +161,3 @@ def comparison(run: TrainingRun) -> list[dict[str, Any]]:
             }
         )
     return rows
-
-
-def dataset_label(run: TrainingRun) -> str:
-    return Path(run.dataset_path).name

@@ -17,6 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from benchmarks.models import EvalRun, ModelEntry
+from datasets.models import DatasetVersion
 from kopa_site.jobs import JobCancelled, JobError
 from kopa_site.models import Job
 from training.engine.presets import ConfigError, build_config
@@ -24,6 +25,7 @@ from training.engine.train import METRIC_PREFIX, PROGRESS_PREFIX
 from training.models import TrainingMetric, TrainingRun
 
 LAUNCHER = Path(__file__).resolve().parent / "engine" / "launch.py"
+VERSION_DATA = "data/version.jsonl"  # in the run's folder: the frozen version's items, written by the job
 JOB_KIND = "training.run"
 LOG_TAIL_LINES = 60
 # Progress-bar redraws of tqdm: kept in train.log, not in the job log.
@@ -60,18 +62,24 @@ def _write_config(run: TrainingRun) -> Path:
 def training_run_create(
     *,
     preset: str,
-    dataset_path: str,
+    dataset_version: DatasetVersion | None = None,
+    dataset_path: str = "",
     base_model_path: str = "",
     overrides: dict[str, Any] | None = None,
     tool_mode: str = TrainingRun.ToolMode.SANDBOX,
     name: str = "",
-    dataset_version: int | None = None,
     user=None,
 ) -> TrainingRun:
     """A pending run whose config is complete and on disk; a bad preset, override, dataset or base model raises
-    TrainingError and leaves nothing behind."""
+    TrainingError and leaves nothing behind.
+
+    The data is a frozen dataset version (what the pages and the API offer): the job writes its items into the
+    run's folder before training, so the run reads exactly what was frozen. `dataset_path` (an export file already
+    on disk) is for code that has no version, such as the CPU research check; give one or the other."""
     if overrides is not None and not isinstance(overrides, dict):
         raise TrainingError('overrides is an object of dotted keys, e.g. {"grpo.steps": 50}')
+    if (dataset_version is None) == (not str(dataset_path).strip()):
+        raise TrainingError("train on a frozen dataset version (freeze one on the review console's Versions page)")
     tools = _tools(tool_mode)
     with transaction.atomic():
         run = TrainingRun.objects.create(
@@ -85,6 +93,8 @@ def training_run_create(
             created_by=user if getattr(user, "is_authenticated", False) else None,
         )
         output = runs_folder() / f"run-{run.pk}"
+        if dataset_version is not None:
+            run.dataset_path = str(output / VERSION_DATA)
         try:
             config = build_config(
                 preset=preset,
@@ -94,6 +104,7 @@ def training_run_create(
                 overrides=overrides,
                 tools=tools,
                 run_id=run.pk,
+                dataset_written_later=dataset_version is not None,
             )
         except ConfigError as error:
             transaction.set_rollback(True)
@@ -101,7 +112,7 @@ def training_run_create(
         run.config = config
         run.output_dir = str(output)
         run.total_steps = config["grpo"]["steps"]
-        run.save(update_fields=["config", "output_dir", "total_steps"])
+        run.save(update_fields=["dataset_path", "config", "output_dir", "total_steps"])
     _write_config(run)
     return run
 
@@ -203,6 +214,27 @@ def _failure_reason(run: TrainingRun, fallback: str) -> str:
         return fallback[:600]
 
 
+def training_data_write(*, run: TrainingRun, reporter) -> Path:
+    """Write the run's frozen dataset version as the OpenAI JSONL the training process reads (once: a resumed
+    run keeps the file it started with). A version whose items no longer match its checksum is refused."""
+    from datasets.review import dataset_version_verify
+    from datasets.selectors import version_jsonl_lines
+
+    target = Path(run.dataset_path)
+    if target.is_file():
+        return target
+    version = run.dataset_version
+    if not dataset_version_verify(version):
+        raise TrainingError(f"dataset version {version.name!r} does not match its checksum; it was not trained on")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(".jsonl.partial")
+    with partial.open("w", encoding="utf-8") as handle:
+        handle.writelines(version_jsonl_lines(version))
+    partial.replace(target)
+    reporter.log(f"wrote the {version.item_count} trajectories of dataset version {version.name} to {target}")
+    return target
+
+
 def training_run_execute(*, run: TrainingRun, reporter) -> dict[str, Any]:
     """Run the training process for this run (resuming from its outputs) and finish the run from its result."""
     if run.status == TrainingRun.Status.FINISHED:
@@ -215,6 +247,8 @@ def training_run_execute(*, run: TrainingRun, reporter) -> dict[str, Any]:
     (run.folder / "failure.json").unlink(missing_ok=True)
     stream = _Stream(run, reporter)
     try:
+        if run.dataset_version_id is not None:
+            training_data_write(run=run, reporter=reporter)
         reporter.run_process(
             [sys.executable, "-P", str(LAUNCHER), str(path)],
             cwd=settings.BASE_DIR,
@@ -282,7 +316,7 @@ def training_run_finish(*, run: TrainingRun, result: dict[str, Any]) -> Training
         family=family,
         base_model=base,
         tuned_from_run=run.pk,
-        notes=f"GRPO ({run.config['reward']['preset']} rewards) on {run.dataset_path}.",
+        notes=f"GRPO ({run.config['reward']['preset']} rewards) on {run.data_label}.",
         user=run.created_by,
     )
     TrainingRun.objects.filter(pk=run.pk).update(

@@ -11,6 +11,7 @@ from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from datasets.selectors import version_list
 from kopa_site.jobs import JobError
 from kopa_site.page_helpers import require_role
 from kopa_site.roles import REVIEWER, has_role
@@ -42,6 +43,7 @@ def index(request):
             "can_start": has_role(request.user, REVIEWER),
             "presets": PRESETS,
             "tool_modes": TrainingRun.ToolMode.choices,
+            "versions": version_list(),
             "form": {},
         },
     )
@@ -81,28 +83,39 @@ def _overrides(text: str) -> dict:
     return value
 
 
+def _version(value: str):
+    version = version_list().filter(pk=int(value)).first() if value.strip().isdigit() else None
+    if version is None:
+        raise TrainingError("pick a frozen dataset version (freeze one on the review console's Versions page)")
+    return version
+
+
 @login_required
 @require_POST
 def run_start(request):
     require_role(request, REVIEWER)
     form = request.POST
     try:
-        version = form.get("dataset_version", "").strip()
         run = training_run_create(
             preset=form.get("preset", ""),
-            dataset_path=form.get("dataset_path", ""),
+            dataset_version=_version(form.get("dataset_version", "")),
             base_model_path=form.get("base_model_path", ""),
             overrides=_overrides(form.get("overrides", "")),
             tool_mode=form.get("tool_mode") or TrainingRun.ToolMode.SANDBOX,
             name=form.get("name", "").strip(),
-            dataset_version=int(version) if version.isdigit() else None,
             user=request.user,
         )
         job = training_run_start(run=run, user=request.user)
     except (TrainingError, JobError) as exc:
         messages.error(request, f"Nothing was started: {exc}")
         page = Paginator(run_list(), PAGE_SIZE).get_page(1)
-        context = {"page": page, "can_start": True, "presets": PRESETS, "tool_modes": TrainingRun.ToolMode.choices}
+        context = {
+            "page": page,
+            "can_start": True,
+            "presets": PRESETS,
+            "tool_modes": TrainingRun.ToolMode.choices,
+            "versions": version_list(),
+        }
         return render(request, "training/index.html", {**context, "form": form}, status=400)
     messages.success(request, f"Training run #{run.pk} queued as job #{job.pk} on the gpu queue.")
     return redirect("training:run", pk=run.pk)

@@ -6,6 +6,7 @@ from rest_framework import serializers
 
 from benchmarks.models import Benchmark, EvalRun, ModelEntry, Task, TaskResult
 from benchmarks.services import RUN_DEFAULTS
+from kopa_site.concurrency import version_from_token, version_token
 
 
 class TaskSerializer(serializers.ModelSerializer):
@@ -47,6 +48,12 @@ class ModelEntrySerializer(serializers.ModelSerializer):
     url = serializers.HyperlinkedIdentityField(view_name="modelentry-detail")
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     is_tuned = serializers.BooleanField(read_only=True)
+    version = serializers.SerializerMethodField(help_text="Send it back as expected_version with a change.")
+    expected_version = serializers.CharField(
+        write_only=True,
+        required=False,
+        help_text="The version you read (the `version` field); a change made since is refused with 409.",
+    )
 
     class Meta:
         model = ModelEntry
@@ -76,8 +83,19 @@ class ModelEntrySerializer(serializers.ModelSerializer):
             "created_by",
             "created_at",
             "updated_at",
+            "version",
+            "expected_version",
         ]
         read_only_fields = ["id", "url", "is_tuned", "created_by", "created_at", "updated_at"]
+
+    def get_version(self, entry: ModelEntry) -> str:
+        return version_token(entry)
+
+    def validate_expected_version(self, value: str):
+        try:
+            return version_from_token(value)
+        except ValueError as error:
+            raise serializers.ValidationError(str(error)) from None
 
 
 class ModelRefSerializer(serializers.ModelSerializer):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 
@@ -25,6 +25,7 @@ from benchmarks.filtersets import EvalRunFilterSet, ModelEntryFilterSet, TaskFil
 from benchmarks.models import Benchmark, ModelEntry, TaskResult
 from benchmarks.selectors import BoardQuery, export_rows, leaderboard, model_list, result_list, run_list, task_list
 from benchmarks.services import (
+    BenchConflict,
     BenchError,
     bfcl_run_create,
     eval_run_create,
@@ -39,6 +40,11 @@ from kopa_site.roles import ANNOTATOR, REVIEWER
 
 def _bad(exc: Exception) -> Response:
     return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+
+
+class StaleVersion(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "stale_version"
 
 
 @extend_schema_view(
@@ -61,8 +67,14 @@ class TaskViewSet(viewsets.ReadOnlyModelViewSet):
     list=extend_schema(summary="List models"),
     retrieve=extend_schema(summary="One model"),
     create=extend_schema(summary="Register a model (its endpoint or checkpoint; a key's variable name, never a key)"),
-    update=extend_schema(summary="Change a model"),
-    partial_update=extend_schema(summary="Change some of a model's fields"),
+    update=extend_schema(
+        summary="Change a model (send the version you read as expected_version to refuse a change made since)",
+        responses={200: ModelEntrySerializer, 409: OpenApiResponse(description="Changed since the version you read")},
+    ),
+    partial_update=extend_schema(
+        summary="Change some of a model's fields (expected_version as for a full change)",
+        responses={200: ModelEntrySerializer, 409: OpenApiResponse(description="Changed since the version you read")},
+    ),
 )
 class ModelEntryViewSet(mixins.CreateModelMixin, mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet):
     """Models that can be evaluated. Reviewers add and change them."""
@@ -76,14 +88,20 @@ class ModelEntryViewSet(mixins.CreateModelMixin, mixins.UpdateModelMixin, viewse
     write_role = REVIEWER
 
     def perform_create(self, serializer):
+        fields = dict(serializer.validated_data)
+        fields.pop("expected_version", None)  # nothing was read before a creation
         try:
-            serializer.instance = model_entry_create(user=self.request.user, **serializer.validated_data)
+            serializer.instance = model_entry_create(user=self.request.user, **fields)
         except BenchError as exc:
             raise ValidationError({"detail": str(exc)}) from None
 
     def perform_update(self, serializer):
+        fields = dict(serializer.validated_data)
+        expected = fields.pop("expected_version", None)
         try:
-            serializer.instance = model_entry_update(entry=serializer.instance, **serializer.validated_data)
+            serializer.instance = model_entry_update(entry=serializer.instance, expected_version=expected, **fields)
+        except BenchConflict as exc:
+            raise StaleVersion(str(exc)) from None
         except BenchError as exc:
             raise ValidationError({"detail": str(exc)}) from None
 

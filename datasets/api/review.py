@@ -100,6 +100,12 @@ class ReexecuteSerializer(serializers.Serializer):
     seq = serializers.IntegerField(min_value=0)
     expected_version = serializers.IntegerField(min_value=1)
     arguments = serializers.DictField(required=False, help_text="Run with these arguments (default: the stored ones).")
+    rest = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Also run every later call (the rest of the chain) as one revision; a later call fed from a record "
+        "the new observation no longer holds stops it with 400 and nothing is stored.",
+    )
 
 
 class DatasetVersionSerializer(serializers.ModelSerializer):

@@ -12,6 +12,7 @@ from benchmarks.engine.backends.openai_http import OpenAIChatBackend, OpenAIConf
 from benchmarks.models import EvalRun, ModelEntry
 from benchmarks.selectors import leaderboard
 from benchmarks.services import (
+    BenchConflict,
     BenchError,
     eval_run_create,
     eval_run_execute,
@@ -19,6 +20,7 @@ from benchmarks.services import (
     model_entry_create,
     model_entry_update,
 )
+from kopa_site.concurrency import version_token
 
 pytestmark = [pytest.mark.django_db]
 
@@ -113,7 +115,14 @@ def test_reviewers_add_and_edit_models_with_the_form_and_annotators_cannot(clien
     assert entry.family == "Qwen3.5" and entry.params_b == 9 and entry.created_by == reviewer
     edit = browser.post(
         reverse("benchmarks:model_edit", args=[entry.pk]),
-        {"name": "Qwen3.5-9B", "backend": "oracle", "call_mode": "fc", "family": "Qwen3.5", "params_b": "9.5"},
+        {
+            "name": "Qwen3.5-9B",
+            "backend": "oracle",
+            "call_mode": "fc",
+            "family": "Qwen3.5",
+            "params_b": "9.5",
+            "version": version_token(entry),
+        },
     )
     assert edit.status_code == 302
     entry.refresh_from_db()
@@ -125,8 +134,6 @@ def test_reviewers_add_and_edit_models_with_the_form_and_annotators_cannot(clien
 @pytest.mark.django_db(transaction=True)
 def test_two_edits_of_different_fields_of_one_model_entry_both_stay():
     """Issue 17, point 8: a full save() after setattr wrote back what each editor had read."""
-    from benchmarks.models import ModelEntry
-    from benchmarks.services import BenchError, model_entry_create, model_entry_update
 
     entry = model_entry_create(name="edits", backend="oracle")
     first, second = ModelEntry.objects.get(pk=entry.pk), ModelEntry.objects.get(pk=entry.pk)
@@ -137,6 +144,61 @@ def test_two_edits_of_different_fields_of_one_model_entry_both_stay():
 
     read = ModelEntry.objects.get(pk=entry.pk)
     model_entry_update(entry=ModelEntry.objects.get(pk=entry.pk), license="MIT")
-    with pytest.raises(BenchError, match="changed by someone else"):
+    with pytest.raises(BenchConflict, match="changed by someone else"):
         model_entry_update(entry=read, license="Apache-2.0", expected_version=read.updated_at)
     assert ModelEntry.objects.get(pk=entry.pk).license == "MIT"
+
+
+def _form_of(entry: ModelEntry, **changes) -> dict:
+    return {"name": entry.name, "backend": entry.backend, "call_mode": entry.call_mode, **changes}
+
+
+def test_the_model_form_refuses_a_save_over_a_change_made_since_it_was_opened_and_shows_both(client_as, reviewer):
+    """Issue 17, point 8: the page carries the version it was read at; a stale save is a 409 that loses nothing."""
+    entry = model_entry_create(name="Shared 9B", backend="oracle", family="Qwen3")
+    browser = client_as(reviewer)
+    page = browser.get(reverse("benchmarks:model_edit", args=[entry.pk])).content.decode()
+    read_at = version_token(entry)
+    assert f'name="version" value="{read_at}"' in page
+
+    model_entry_update(entry=ModelEntry.objects.get(pk=entry.pk), family="Qwen3.5")  # someone else, meanwhile
+    stale = browser.post(
+        reverse("benchmarks:model_edit", args=[entry.pk]),
+        _form_of(entry, family="Qwen3", notes="my note", version=read_at),
+    )
+    body = stale.content.decode()
+    assert stale.status_code == 409 and "changed by someone else" in body and "reload" in body.lower()
+    assert "Qwen3.5" in body and "my note" in body  # what is stored now, and what this editor typed
+    stored = ModelEntry.objects.get(pk=entry.pk)
+    assert (stored.family, stored.notes) == ("Qwen3.5", "")
+
+    fresh = browser.post(
+        reverse("benchmarks:model_edit", args=[entry.pk]),
+        _form_of(entry, family="Qwen3.5", notes="my note", version=version_token(stored)),
+    )
+    assert fresh.status_code == 302 and ModelEntry.objects.get(pk=entry.pk).notes == "my note"
+
+    for damaged in ("", "yesterday", "2026-01-01T00:00:00"):
+        refused = browser.post(
+            reverse("benchmarks:model_edit", args=[entry.pk]), _form_of(entry, notes="x", version=damaged)
+        )
+        assert refused.status_code == 200 and "reload the page" in refused.content.decode()
+    assert ModelEntry.objects.get(pk=entry.pk).notes == "my note"
+
+
+def test_the_api_refuses_a_change_on_a_stale_version_with_409(reviewer_api):
+    entry = model_entry_create(name="Api 9B", backend="oracle")
+    url = reverse("modelentry-detail", args=[entry.pk])
+    read = reviewer_api.get(url).json()
+    assert read["version"] == version_token(entry) and "expected_version" not in read
+
+    saved = reviewer_api.patch(url, {"org": "KOPA", "expected_version": read["version"]}, format="json")
+    assert saved.status_code == 200 and saved.json()["version"] != read["version"]
+    stale = reviewer_api.patch(url, {"license": "MIT", "expected_version": read["version"]}, format="json")
+    assert stale.status_code == 409 and "changed by someone else" in stale.json()["detail"]
+    assert ModelEntry.objects.get(pk=entry.pk).license == ""
+
+    bad = reviewer_api.patch(url, {"license": "MIT", "expected_version": "yesterday"}, format="json")
+    assert bad.status_code == 400 and "expected_version" in bad.json()
+    unversioned = reviewer_api.patch(url, {"license": "MIT"}, format="json")  # no version: only this field is written
+    assert unversioned.status_code == 200 and ModelEntry.objects.get(pk=entry.pk).org == "KOPA"

@@ -273,3 +273,30 @@ def test_the_sweeper_command_clears_expired_leases(people, items):
     assert "1 expired lease(s) cleared" in out.getvalue()
     assert Trajectory.objects.get(pk=held.pk).held_by_id is None
     assert Trajectory.objects.get(pk=fresh.pk).held_by_id == people.other_annotator.pk
+
+
+def test_expired_leases_are_cleared_every_minute_by_an_installed_schedule(people, items):
+    from io import StringIO
+
+    from django.core.management import call_command
+    from django_q.models import Schedule
+
+    from datasets.apps import LEASE_SCHEDULE
+    from datasets.tasks import expire_review_leases
+
+    call_command("setup_schedules", stdout=StringIO())
+    out = StringIO()
+    call_command("setup_schedules", stdout=out)  # again, as every deploy does: one schedule, updated
+    assert f"updated schedule: {LEASE_SCHEDULE}" in out.getvalue()
+    schedule = Schedule.objects.get(name=LEASE_SCHEDULE)
+    assert (schedule.func, schedule.schedule_type, schedule.minutes) == (
+        "datasets.tasks.expire_review_leases",
+        Schedule.MINUTES,
+        1,
+    )
+    assert schedule.repeats == -1 and Schedule.objects.filter(name=LEASE_SCHEDULE).count() == 1
+
+    held = review.trajectory_claim(user=people.annotator)
+    Trajectory.objects.filter(pk=held.pk).update(held_until=timezone.now() - timedelta(minutes=1))
+    assert expire_review_leases() == "1 expired review lease(s) cleared"  # what the schedule runs
+    assert Trajectory.objects.get(pk=held.pk).held_by_id is None

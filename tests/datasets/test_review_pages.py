@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from datasets import review
 from datasets.models import DatasetVersion, ReviewDecision, Trajectory
+from kopa_site.concurrency import version_token
 from tests.datasets.review_world import make_trajectories
 
 pytestmark = pytest.mark.django_db
@@ -130,7 +131,11 @@ def test_guidelines_are_markdown_that_admins_edit_and_html_stays_text(client_as,
     admin, anna = client_as(people.admin), client_as(people.annotator)
     text = "# 기준\n\n- **자연스러운** 요청\n\n<script>alert(1)</script>\n\n[x](javascript:alert(1))"
     assert anna.post(reverse("datasets:guidelines"), {"guidelines": "nope"}).status_code == 403
-    admin.post(reverse("datasets:guidelines"), {"guidelines": text, "overlap": "2", "lease_minutes": "15"})
+    read = version_token(review.review_policy())
+    saved = admin.post(
+        reverse("datasets:guidelines"), {"guidelines": text, "overlap": "2", "lease_minutes": "15", "version": read}
+    )
+    assert saved.status_code == 302
     page = anna.get(reverse("datasets:guidelines")).content.decode()
     assert "<h1>기준</h1>" in page and "<strong>자연스러운</strong>" in page
     assert "<script>alert(1)</script>" not in page and "&lt;script&gt;" in page
@@ -165,3 +170,57 @@ def test_console_pages_use_a_fixed_number_of_queries(client_as, people, name, dj
         Trajectory.objects.filter(pk=t.pk).update(held_by=people.annotator)
     with django_assert_max_num_queries(len(small.captured_queries)):
         client.get(reverse(f"datasets:{name}"))
+
+
+def test_the_screen_shows_each_calls_response_as_the_api_sent_it(client_as, people, items):
+    """Issue 14, point 2: beside the readable table, the raw JSON the model sees and the raw XML the API answered."""
+    import gzip
+
+    from apis.models import ApiCall
+
+    xml = "<response><header><resultCode>00</resultCode></header><body><items><item><법정동명>청운동</법정동명></item></items></body></response>"
+    api_call = ApiCall.objects.create(
+        mode=ApiCall.Mode.SANDBOX,
+        request_hash="0" * 64,
+        ok=True,
+        content_type="application/xml; charset=utf-8",
+        body_gz=gzip.compress(xml.encode("utf-8")),
+    )
+    call = items[0].calls.order_by("seq").first()
+    type(call).objects.filter(pk=call.pk).update(api_call=api_call)
+
+    text = client_as(people.annotator).get(reverse("datasets:review_item", args=[items[0].pk])).content.decode()
+    assert f'id="response-{call.seq}"' in text and "Raw XML response, as the API sent it" in text
+    assert "&lt;resultCode&gt;00&lt;/resultCode&gt;\n&lt;/header&gt;" in text  # one element a line, escaped
+    assert reverse("apis:call", args=[api_call.pk]) in text and "application/xml" in text
+
+
+def test_two_admins_editing_the_guidelines_the_second_gets_both_versions_and_loses_nothing(client_as, people, db):
+    """Issue 17, point 8 (the review console needs the same): the page carries the version it was read at."""
+    admin = client_as(people.admin)
+    page = admin.get(reverse("datasets:guidelines")).content.decode()
+    read = version_token(review.review_policy())
+    assert f'name="version" value="{read}"' in page
+    review.review_policy_update(user=people.admin, guidelines="# 먼저 저장한 기준", expected_version=None)
+
+    stale = admin.post(
+        reverse("datasets:guidelines"),
+        {"guidelines": "# 나중에 쓴 기준", "overlap": "1", "lease_minutes": "30", "version": read},
+    )
+    body = stale.content.decode()
+    assert stale.status_code == 409 and "nothing was saved" in body
+    assert "<h1>먼저 저장한 기준</h1>" in body and "# 나중에 쓴 기준</textarea>" in body  # stored, and theirs
+    assert review.review_policy().guidelines == "# 먼저 저장한 기준"
+
+    merged = admin.post(
+        reverse("datasets:guidelines"),
+        {
+            "guidelines": "# 합친 기준",
+            "overlap": "1",
+            "lease_minutes": "30",
+            "version": version_token(review.review_policy()),
+        },
+    )
+    assert merged.status_code == 302 and review.review_policy().guidelines == "# 합친 기준"
+    damaged = admin.post(reverse("datasets:guidelines"), {"guidelines": "x", "overlap": "1", "version": "yesterday"})
+    assert damaged.status_code == 302 and review.review_policy().guidelines == "# 합친 기준"

@@ -89,3 +89,71 @@ def test_the_screen_shows_the_re_executed_observation_diffed(trajectory, client_
     )
     assert bad.status_code == 302
     assert "not valid JSON" in client.get(bad["Location"]).content.decode()
+
+
+def _fed_pair(trajectory: Trajectory) -> tuple[TrajectoryCall, TrajectoryCall]:
+    """A call and a later one with an argument fed from the first call's step through an edge."""
+    calls = list(trajectory.calls.select_related("step").order_by("seq"))
+    for later in calls:
+        for binding in later.bindings or []:
+            if binding.get("source") == "edge":
+                source = next(c for c in calls if c.step.index == binding["from_step"])
+                return source, later
+    raise AssertionError("the synthesized trajectory has no call fed by an edge")
+
+
+def test_re_executing_the_rest_of_the_chain_runs_every_later_call_as_one_revision(trajectory):
+    anna = make_user("anna", "annotator")
+    source, later = _fed_pair(trajectory)
+    rest = [c.seq for c in trajectory.calls.order_by("seq") if c.seq >= source.seq]
+    revision, changes = review.trajectory_call_reexecute(
+        trajectory=trajectory, user=anna, seq=source.seq, expected_version=1, rest=True
+    )
+    assert revision.version == 2 and revision.kind == "reexecute" and f"calls {source.seq}-{rest[-1]}" in revision.note
+    for seq in rest:
+        assert ApiCall.objects.filter(source_kind="review", source_id=f"{trajectory.pk}/{seq}").count() == 1
+    assert all(change.path.startswith("call ") for change in changes)
+    # The sandbox is deterministic: the fed record is still there, so nothing about the records changed.
+    assert not [c for c in changes if ": records" in c.path]
+
+    # Change the first call so that the record the later call was fed from is gone: the chain stops, nothing stored.
+    arguments = {k: ("없는값" if k not in ("pageNo", "numOfRows") else v) for k, v in source.arguments.items()}
+    made = ApiCall.objects.count()
+    with pytest.raises(review.ReviewError, match=rf"call {later.seq}'s .* no longer has; edit call {later.seq}"):
+        review.trajectory_call_reexecute(
+            trajectory=trajectory, user=anna, seq=source.seq, expected_version=2, arguments=arguments, rest=True
+        )
+    trajectory.refresh_from_db()
+    assert trajectory.version == 2 and TrajectoryCall.objects.get(pk=source.pk).arguments == source.arguments
+    assert ApiCall.objects.count() == made + 1  # the first call ran (and is logged); the later one never went out
+
+
+def test_the_screen_re_executes_the_rest_of_the_chain(trajectory, client_as):
+    anna = make_user("anna", "annotator")
+    client = client_as(anna)
+    source, _later = _fed_pair(trajectory)
+    page = client.get(reverse("datasets:review_item", args=[trajectory.pk])).content.decode()
+    assert f'id="rerun-rest-{source.seq}"' in page
+    response = client.post(
+        reverse("datasets:review_reexecute", args=[trajectory.pk, source.seq]),
+        {"expected_version": "1", "arguments": json.dumps(source.arguments, ensure_ascii=False), "rest": "1"},
+    )
+    assert response.status_code == 302 and "diff=" in response["Location"]
+    page = client.get(response["Location"]).content.decode()
+    assert f"Call {source.seq} and the calls after it ran again; saved as version 2." in page
+    assert "re-executed" in page
+
+
+def test_the_api_re_executes_the_rest_of_the_chain(trajectory):
+    from tests.conftest import token_client
+
+    anna = make_user("anna", "annotator")
+    source, later = _fed_pair(trajectory)
+    url = f"/api/v1/review/{trajectory.pk}/reexecute/"
+    api = token_client(anna)
+    done = api.post(url, {"seq": source.seq, "expected_version": 1, "rest": True}, format="json")
+    assert done.status_code == 201, done.content
+    assert ApiCall.objects.filter(source_kind="review", source_id=f"{trajectory.pk}/{later.seq}").exists()
+    gone = {k: ("없는값" if k not in ("pageNo", "numOfRows") else v) for k, v in source.arguments.items()}
+    refused = api.post(url, {"seq": source.seq, "expected_version": 2, "arguments": gone, "rest": True}, format="json")
+    assert refused.status_code == 400 and "no longer has" in refused.json()["detail"]

@@ -11,7 +11,8 @@ from django.urls import reverse
 
 from kopa_site.models import Job
 from tests.support.api import assert_role_matrix, expect_min_role
-from training.engine.synthetic import write_holiday_export
+from tests.support.versions import freeze_lines
+from training.engine.synthetic import holiday_lines, write_holiday_export
 from training.models import TrainingMetric, TrainingRun
 from training.services import training_run_create
 
@@ -19,6 +20,11 @@ from training.services import training_run_create
 @pytest.fixture
 def export_file(tmp_path, sandbox_server_url):
     return write_holiday_export(tmp_path / "train.jsonl", sandbox_server_url, [(2026, 5)], templates=("none",))
+
+
+@pytest.fixture
+def version(sandbox_server_url, reviewer):
+    return freeze_lines(holiday_lines(sandbox_server_url, [(2026, 5)], templates=("none",)), name="holidays-v1")
 
 
 @pytest.fixture
@@ -50,11 +56,11 @@ def test_api_reads_are_open_to_annotators(api_clients, run):
     ]
 
 
-def test_api_starts_runs_for_reviewers_and_refuses_bad_ones(api_clients, run, export_file, tmp_path):
+def test_api_starts_runs_for_reviewers_and_refuses_bad_ones(api_clients, run, version, export_file, tmp_path):
     def body(who):
         return {
             "preset": "tiny-cpu",
-            "dataset_path": str(export_file),
+            "dataset_version": version.name,
             "name": f"by {who}",
             "overrides": {"grpo.steps": 2},
         }
@@ -64,12 +70,23 @@ def test_api_starts_runs_for_reviewers_and_refuses_bad_ones(api_clients, run, ex
     )
     made = TrainingRun.objects.get(pk=responses["reviewer"].json()["id"])
     assert made.job.kind == "training.run" and made.job.cluster == "gpu" and made.total_steps == 2
+    assert made.dataset_version == version and responses["reviewer"].json()["dataset_version"] == "holidays-v1"
+    assert made.dataset_path == str(Path(made.output_dir) / "data" / "version.jsonl")
     bad = api_clients["reviewer"].post(
         "/api/v1/training-runs/",
-        {"preset": "qwen-9b-lora", "dataset_path": str(export_file), "base_model_path": str(tmp_path / "missing")},
+        {"preset": "qwen-9b-lora", "dataset_version": version.name, "base_model_path": str(tmp_path / "missing")},
         format="json",
     )
     assert bad.status_code == 400 and "does not exist" in bad.json()["detail"]
+    for wrong in ({}, {"dataset_version": "no-such-version"}):
+        refused = api_clients["reviewer"].post("/api/v1/training-runs/", {"preset": "tiny-cpu", **wrong}, format="json")
+        assert refused.status_code == 400 and "dataset_version" in refused.json()
+    # A server path is not a way in: the API takes a version, never a file to read.
+    path_only = api_clients["reviewer"].post(
+        "/api/v1/training-runs/", {"preset": "tiny-cpu", "dataset_path": str(export_file)}, format="json"
+    )
+    assert path_only.status_code == 400 and "dataset_version" in path_only.json()
+    assert TrainingRun.objects.filter(dataset_path=str(export_file)).count() == 1  # the fixture's run only
 
 
 def test_api_cancel_and_resume(api_clients, run):
@@ -98,10 +115,13 @@ def test_index_lists_runs_and_shows_the_form_to_reviewers_only(client_as, annota
     assert 'id="training-start"' in page.content.decode()
 
 
-def test_start_form_queues_a_run_or_says_why_not(client_as, reviewer, annotator, export_file, tmp_path):
+def test_start_form_queues_a_run_or_says_why_not(client_as, reviewer, annotator, version, tmp_path):
+    page = client_as(reviewer).get(reverse("training:index")).content.decode()
+    assert f'<option value="{version.pk}"' in page and "holidays-v1 · 1 trajectories" in page
+    assert 'name="dataset_path"' not in page
     form = {
         "preset": "tiny-cpu",
-        "dataset_path": str(export_file),
+        "dataset_version": str(version.pk),
         "overrides": '{"grpo.steps": 4}',
         "tool_mode": "replay",
     }
@@ -110,6 +130,12 @@ def test_start_form_queues_a_run_or_says_why_not(client_as, reviewer, annotator,
     made = TrainingRun.objects.get()
     assert response.status_code == 302 and response["Location"] == reverse("training:run", args=[made.pk])
     assert made.tool_mode == "replay" and made.total_steps == 4 and made.job.status == Job.Status.PENDING
+    assert made.dataset_version == version
+    detail = client_as(reviewer).get(response["Location"]).content.decode()
+    assert "holidays-v1" in detail and reverse("datasets:version", args=[version.pk]) in detail
+    for missing in ("", "99999", "holidays-v1"):
+        refused = client_as(reviewer).post(reverse("training:run_start"), {**form, "dataset_version": missing})
+        assert refused.status_code == 400 and "pick a frozen dataset version" in refused.content.decode()
     bad = client_as(reviewer).post(
         reverse("training:run_start"), {**form, "preset": "qwen-4b-full", "base_model_path": str(tmp_path)}
     )

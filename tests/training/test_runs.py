@@ -13,7 +13,8 @@ import pytest
 
 from benchmarks.models import EvalRun, ModelEntry
 from kopa_site.models import Job
-from training.engine.synthetic import write_holiday_export
+from tests.support.versions import freeze_lines
+from training.engine.synthetic import holiday_lines, write_holiday_export
 from training.models import TrainingMetric, TrainingRun
 from training.services import TrainingError, training_run_create, training_run_finish, training_run_start
 
@@ -51,8 +52,36 @@ def export_file(tmp_path, sandbox_server_url):
     )
 
 
+@pytest.fixture
+def version(sandbox_server_url, reviewer):
+    """The same trajectories as export_file, frozen as a dataset version (what the pages and the API train on)."""
+    lines = holiday_lines(sandbox_server_url, [(2026, 5), (2026, 10)], templates=("count", "none"), brief=True)
+    return freeze_lines(lines, name="holidays-v1", user=reviewer)
+
+
 def digest(path: Path) -> str:
     return hashlib.sha256((path / "model.safetensors").read_bytes()).hexdigest()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_version_whose_items_no_longer_match_its_checksum_is_not_trained_on(training_settings, version, reviewer):
+    from datasets.models import DatasetVersionItem
+
+    run = training_run_create(preset="tiny-cpu", dataset_version=version, overrides=QUICK, user=reviewer)
+    first = DatasetVersionItem.objects.filter(version=version).order_by("id").first()
+    DatasetVersionItem.objects.filter(pk=first.pk).update(item={**first.item, "answer": "tampered"})
+    job = training_run_start(run=run, user=reviewer)
+    job.refresh_from_db()
+    run.refresh_from_db()
+    assert job.status == Job.Status.FAILED and run.status == TrainingRun.Status.FAILED
+    assert "does not match its checksum" in run.error and not Path(run.dataset_path).exists()
+
+
+def test_a_run_needs_a_dataset_version_or_an_export_file_not_both(db, training_settings, version, export_file):
+    for data in ({}, {"dataset_version": version, "dataset_path": str(export_file)}):
+        with pytest.raises(TrainingError, match="frozen dataset version"):
+            training_run_create(preset="tiny-cpu", **data)
+    assert not TrainingRun.objects.exists()
 
 
 def test_bad_requests_are_refused_before_any_job(db, training_settings, export_file, tmp_path):
@@ -109,13 +138,17 @@ def test_without_tasks_evaluation_is_not_queued_and_the_run_says_why(db, trainin
 
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
-def test_a_real_grpo_run_trains_streams_metrics_and_registers_its_checkpoint(training_settings, export_file, reviewer):
-    run = training_run_create(preset="tiny-cpu", dataset_path=str(export_file), overrides=QUICK, user=reviewer)
+def test_a_real_grpo_run_trains_streams_metrics_and_registers_its_checkpoint(training_settings, version, reviewer):
+    run = training_run_create(preset="tiny-cpu", dataset_version=version, overrides=QUICK, user=reviewer)
+    assert not Path(run.dataset_path).exists()  # the job writes the version's items
     job = training_run_start(run=run, user=reviewer)  # the sync queue runs it now
     job.refresh_from_db()
     run.refresh_from_db()
     assert job.kind == "training.run" and job.cluster == "gpu"
     assert job.status == Job.Status.SUCCEEDED, (job.error, run.error, run.log_tail[-3000:])
+    trained_on = Path(run.dataset_path).read_text(encoding="utf-8").splitlines()
+    assert len(trained_on) == version.item_count == 4 and "holidays-v1" in run.model_entry.notes
+    assert "4 trajectories from" in (Path(run.output_dir) / "train.log").read_text(encoding="utf-8")
     assert run.status == TrainingRun.Status.FINISHED and (run.phase, run.step) == ("grpo", 2)
     steps = list(TrainingMetric.objects.filter(run=run).values_list("phase", "step"))
     assert steps == [("grpo", 1), ("grpo", 2)] + [("sft", n) for n in range(1, 13)]
@@ -135,7 +168,7 @@ def test_a_real_grpo_run_trains_streams_metrics_and_registers_its_checkpoint(tra
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_cancel_stops_the_process_and_resume_continues_from_the_checkpoint(
-    training_settings, export_file, reviewer, monkeypatch
+    training_settings, version, reviewer, monkeypatch
 ):
     from training import services
 
@@ -149,7 +182,7 @@ def test_cancel_stops_the_process_and_resume_continues_from_the_checkpoint(
     monkeypatch.setattr(services._Stream, "metric", cancel_after_second_grpo_step)
     # Weights need not change here; enough steps remain after the cancel that it lands (polled each second) first.
     overrides = {**QUICK, "sft.steps": 1, "grpo.steps": 8}
-    run = training_run_create(preset="tiny-cpu", dataset_path=str(export_file), overrides=overrides, user=reviewer)
+    run = training_run_create(preset="tiny-cpu", dataset_version=version, overrides=overrides, user=reviewer)
     job = training_run_start(run=run, user=reviewer)
     job.refresh_from_db()
     run.refresh_from_db()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from datasets.models import DatasetVersion
 from training.engine.presets import PRESETS
 from training.models import TrainingMetric, TrainingRun
 
@@ -11,6 +12,7 @@ from training.models import TrainingMetric, TrainingRun
 class TrainingRunSerializer(serializers.ModelSerializer):
     url = serializers.HyperlinkedIdentityField(view_name="trainingrun-detail")
     label = serializers.CharField(read_only=True)
+    dataset_version = serializers.SlugRelatedField(slug_field="name", read_only=True, allow_null=True)
 
     class Meta:
         model = TrainingRun
@@ -50,12 +52,15 @@ class TrainingRunSerializer(serializers.ModelSerializer):
 
 class TrainingRunCreateSerializer(serializers.Serializer):
     preset = serializers.ChoiceField(choices=list(PRESETS))
-    dataset_path = serializers.CharField(max_length=500)
+    dataset_version = serializers.SlugRelatedField(
+        slug_field="name",
+        queryset=DatasetVersion.objects.all(),
+        help_text="The name of the frozen dataset version to train on; the job writes its items for the run.",
+    )
     base_model_path = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
     overrides = serializers.DictField(required=False, default=dict)
     tool_mode = serializers.ChoiceField(choices=TrainingRun.ToolMode.choices, required=False, default="sandbox")
     name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
-    dataset_version = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1)
 
 
 class TrainingMetricSerializer(serializers.ModelSerializer):

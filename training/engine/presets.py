@@ -188,8 +188,12 @@ def build_config(
     overrides: Mapping[str, Any] | None = None,
     tools: Mapping[str, Any] | None = None,
     run_id: int | None = None,
+    dataset_written_later: bool = False,
 ) -> dict[str, Any]:
-    """The full run config: the preset, the overrides (dotted keys), paths and the tool environment."""
+    """The full run config: the preset, the overrides (dotted keys), paths and the tool environment.
+
+    dataset_written_later: the data file is written by the job before the process starts (a frozen version's
+    items), so it need not exist yet."""
     if preset not in PRESETS:
         raise ConfigError(f"unknown preset {preset!r}; expected one of {', '.join(PRESETS)}")
     chosen = copy.deepcopy(PRESETS[preset])
@@ -202,7 +206,7 @@ def build_config(
         check_checkpoint(base_model)
         model["path"] = str(base_model)
     dataset = Path(dataset)
-    if not dataset.is_file():
+    if not dataset_written_later and not dataset.is_file():
         raise ConfigError(f"dataset file {dataset} does not exist")
     config = {
         "run_id": run_id,
