@@ -52,6 +52,7 @@ from apis.engine.outbound import OutboundPolicy, OutboundRefused, check_url
 from apis.engine.spec_import import SpecLimits, SpecSourceError, convert, diff_tools, load_document
 from apis.models import ApiCall, ApiService, Credential, Provider, Tool
 from apis.sandbox.config import SandboxConfig
+from kopa_site.errors import DomainError
 from kopa_site.parsers import check_value
 
 logger = logging.getLogger(__name__)
@@ -64,7 +65,7 @@ MIN_KEY_LENGTH = 4
 _RESULT_MSG_LIMIT = 2000
 
 
-class CatalogError(Exception):
+class CatalogError(DomainError):
     """A catalog request that cannot be carried out; the message says why, for the person who asked."""
 
 
@@ -86,6 +87,9 @@ class SpecImportError(CatalogError):
     def problem_dicts(self) -> list[dict[str, str]]:
         return [{"source": source, **asdict(problem)} for source, problem in self.problems]
 
+    def as_dict(self) -> dict[str, Any]:
+        return {"detail": self.report(), "problems": self.problem_dicts()}
+
 
 class ToolExecutionError(CatalogError):
     """A call that could not be made as asked (bad mode, no key for live mode, an engine fault). Key-free text."""
@@ -105,6 +109,8 @@ class MissingCredential(ToolExecutionError):
 
 class ExecutorFault(ToolExecutionError):
     """The engine itself failed (not the API): the call is still logged, under INTERNAL_ERROR."""
+
+    status_code = 502
 
 
 # --- Import ----------------------------------------------------------------------------------------

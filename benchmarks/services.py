@@ -52,6 +52,7 @@ from benchmarks.environment import (
 from benchmarks.models import DOMAIN_PREFIX, Benchmark, EvalRun, ModelEntry, Task, TaskResult
 from kopa_site.concurrency import StaleEdit, save_changed
 from kopa_site.env import env_str
+from kopa_site.errors import DomainError
 from kopa_site.models import Job
 from kopa_site.progress import QuietReporter, Reporter
 from kopa_site.runs import (
@@ -81,7 +82,7 @@ RUN_DEFAULTS: dict[str, Any] = {
 }
 
 
-class BenchError(Exception):
+class BenchError(DomainError):
     """A benchmark request that cannot be carried out; the message says why and what to do."""
 
 

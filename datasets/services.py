@@ -41,6 +41,7 @@ from graphs.engine.graph import from_node_link
 from graphs.engine.llm import LLMClient, LLMError, client_from_settings
 from graphs.engine.walk import JUNCTIONS, MAX_LENGTH, STRATEGIES, Plan, ToolMeta, Usage, WalkConfig, Walker, WalkError
 from graphs.models import CandidateEdge, GraphSnapshot
+from kopa_site.errors import DomainError
 from kopa_site.jobs import JobCancelled
 from kopa_site.progress import QuietReporter, Reporter
 from kopa_site.runs import run_mark_failed, run_mark_finished, run_mark_running, run_mark_stopped, run_start
@@ -74,7 +75,7 @@ RUN_DEFAULTS: dict[str, Any] = {
 ALL_STRATEGIES = ("needs", *STRATEGIES)
 
 
-class SynthesisError(Exception):
+class SynthesisError(DomainError):
     """A synthesis or export request that cannot be carried out; the message says why."""
 
 

@@ -44,6 +44,7 @@ from graphs.engine.candidates import Candidate, FieldInfo, MatchConfig, ParamInf
 from graphs.engine.names import is_control_param
 from graphs.engine.sampling import Arm, rng_for, thompson_pick
 from graphs.models import CandidateEdge, EdgeTrial, GraphSnapshot, VerificationRun
+from kopa_site.errors import DomainError
 from kopa_site.models import Job
 from kopa_site.progress import QuietReporter, Reporter
 from kopa_site.runs import run_mark_finished, run_mark_running, run_mark_stopped, run_start
@@ -72,7 +73,7 @@ RUN_DEFAULTS: dict[str, Any] = {
 }
 
 
-class EdgeError(Exception):
+class EdgeError(DomainError):
     """A graph request that cannot be carried out; the message says why, for the person who asked."""
 
 

@@ -30,6 +30,7 @@ from django.core.management import call_command
 from django.db.models import Max
 
 from kopa_site.env import env_bool, env_choice, env_int, env_str
+from kopa_site.errors import DomainError
 from kopa_site.jobs import JobContext, JobError, job_kind
 from kopa_site.roles import ADMIN
 
@@ -37,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SANDBOX_START_TIMEOUT_S = 120.0
 
 
-class PipelineError(Exception):
+class PipelineError(DomainError):
     """A step cannot run; the message says what to start or set."""
 
 

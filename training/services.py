@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db import transaction
 
 from benchmarks.models import EvalRun, ModelEntry
+from kopa_site.errors import DomainError
 from kopa_site.jobs import JobCancelled, JobError
 from kopa_site.models import Job
 from kopa_site.runs import run_mark_failed, run_mark_finished, run_mark_running, run_mark_stopped, run_start
@@ -30,7 +31,7 @@ LOG_TAIL_LINES = 60
 _NOISE = ("it/s]", "s/it]", "%|")
 
 
-class TrainingError(Exception):
+class TrainingError(DomainError):
     """A training request that cannot be carried out; the message says why."""
 
 

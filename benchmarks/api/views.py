@@ -6,7 +6,6 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 
@@ -25,7 +24,6 @@ from benchmarks.filtersets import EvalRunFilterSet, ModelEntryFilterSet, TaskFil
 from benchmarks.models import Benchmark, ModelEntry, TaskResult
 from benchmarks.selectors import BoardQuery, export_rows, leaderboard, model_list, result_list, run_list, task_list
 from benchmarks.services import (
-    BenchError,
     bfcl_run_create,
     eval_run_create,
     eval_run_resume,
@@ -33,12 +31,7 @@ from benchmarks.services import (
     model_entry_create,
     model_entry_update,
 )
-from kopa_site.jobs import JobError
 from kopa_site.roles import ANNOTATOR, REVIEWER
-
-
-def _bad(exc: Exception) -> Response:
-    return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
 
 
 @extend_schema_view(
@@ -76,16 +69,10 @@ class ModelEntryViewSet(mixins.CreateModelMixin, mixins.UpdateModelMixin, viewse
     write_role = REVIEWER
 
     def perform_create(self, serializer):
-        try:
-            serializer.instance = model_entry_create(user=self.request.user, **serializer.validated_data)
-        except BenchError as exc:
-            raise ValidationError({"detail": str(exc)}) from None
+        serializer.instance = model_entry_create(user=self.request.user, **serializer.validated_data)
 
     def perform_update(self, serializer):
-        try:
-            serializer.instance = model_entry_update(entry=serializer.instance, **serializer.validated_data)
-        except BenchError as exc:
-            raise ValidationError({"detail": str(exc)}) from None
+        serializer.instance = model_entry_update(entry=serializer.instance, **serializer.validated_data)
 
 
 @extend_schema_view(
@@ -119,17 +106,14 @@ class EvalRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         data = dict(body.validated_data)
         model, codes = data.pop("model"), data.pop("tasks")
         benchmark, categories, limit = data.pop("benchmark"), data.pop("categories"), data.pop("limit")
-        try:
-            if benchmark == Benchmark.BFCL:
-                options = {key: data[key] for key in ("seeds", "concurrency", "sampling")}
-                run = bfcl_run_create(
-                    model=model, categories=categories or DEFAULT_CATEGORIES, limit=limit, user=request.user, **options
-                )
-            else:
-                run = eval_run_create(model=model, task_codes=codes or None, user=request.user, **data)
-            eval_run_start(run=run, user=request.user)
-        except (BenchError, JobError) as exc:
-            return _bad(exc)
+        if benchmark == Benchmark.BFCL:
+            options = {key: data[key] for key in ("seeds", "concurrency", "sampling")}
+            run = bfcl_run_create(
+                model=model, categories=categories or DEFAULT_CATEGORIES, limit=limit, user=request.user, **options
+            )
+        else:
+            run = eval_run_create(model=model, task_codes=codes or None, user=request.user, **data)
+        eval_run_start(run=run, user=request.user)
         return Response(self.get_serializer(self.get_queryset().get(pk=run.pk)).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
@@ -140,10 +124,7 @@ class EvalRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["post"])
     def resume(self, request, pk=None):
         run = self.get_object()
-        try:
-            eval_run_resume(run=run, user=request.user)
-        except (BenchError, JobError) as exc:
-            return _bad(exc)
+        eval_run_resume(run=run, user=request.user)
         return Response(self.get_serializer(self.get_queryset().get(pk=run.pk)).data)
 
     @extend_schema(
