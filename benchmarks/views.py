@@ -47,7 +47,7 @@ from benchmarks.services import (
     model_entry_create,
     model_entry_update,
 )
-from kopa_site.errors import refuses_to
+from kopa_site.errors import refuses_to, run_resume_view
 from kopa_site.page_helpers import query_without_page, require_role
 from kopa_site.roles import REVIEWER, has_role
 
@@ -222,15 +222,12 @@ def run_start(request):
     return redirect("benchmarks:run", pk=run.pk)
 
 
-@login_required
-@require_POST
-@refuses_to("benchmarks:run")
-def run_resume(request, pk: int):
-    require_role(request, REVIEWER)
-    run = get_object_or_404(EvalRun, pk=pk)
-    job = eval_run_resume(run=run, user=request.user)
-    messages.success(request, f"Run #{run.pk} continues as job #{job.pk}; its stored episodes are kept.")
-    return redirect("benchmarks:run", pk=run.pk)
+run_resume = run_resume_view(
+    model=EvalRun,
+    resume=eval_run_resume,
+    url_name="benchmarks:run",
+    message="Run #{run.pk} continues as job #{job.pk}; its stored episodes are kept.",
+)
 
 
 @login_required

@@ -39,7 +39,7 @@ from graphs.services import (
     verification_run_resume,
     verification_run_start,
 )
-from kopa_site.errors import refuses_to
+from kopa_site.errors import refuses_to, run_resume_view
 from kopa_site.jobs import job_start
 from kopa_site.page_helpers import query_without_page, require_role
 from kopa_site.roles import REVIEWER, has_role
@@ -198,15 +198,12 @@ def run_start(request):
     return redirect("graphs:run", pk=run.pk)
 
 
-@login_required
-@require_POST
-@refuses_to("graphs:run")
-def run_resume(request, pk: int):
-    require_role(request, REVIEWER)
-    run = get_object_or_404(VerificationRun, pk=pk)
-    job = verification_run_resume(run=run, user=request.user)
-    messages.success(request, f"Run #{run.pk} continues as job #{job.pk}; its stored trials are kept.")
-    return redirect("graphs:run", pk=run.pk)
+run_resume = run_resume_view(
+    model=VerificationRun,
+    resume=verification_run_resume,
+    url_name="graphs:run",
+    message="Run #{run.pk} continues as job #{job.pk}; its stored trials are kept.",
+)
 
 
 @login_required

@@ -1,6 +1,6 @@
 """One way to refuse a request: services raise a `DomainError` whose message says why, for the person who asked;
 the API answers it as 400 (or the class's status, e.g. 409) with that message, and pages show it as an error
-message and redirect (`refuses_to`)."""
+message and redirect (`refuses_to`, and the one resume view every run has, `run_resume_view`)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,15 @@ from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
-from django.shortcuts import redirect
+from django.shortcuts import get_object_or_404, redirect
+from django.views.decorators.http import require_POST
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
+
+from kopa_site.page_helpers import require_role
+from kopa_site.roles import REVIEWER
 
 
 class DomainError(Exception):
@@ -55,3 +60,23 @@ def refuses_to(url_name: str, *, also: tuple[type[Exception], ...] = ()) -> Call
         return wrapper
 
     return decorate
+
+
+def run_resume_view(*, model, resume: Callable, url_name: str, message: str) -> Callable[..., HttpResponse]:
+    """The page view that continues a stopped run in a new job (reviewers and up), then shows the run's page.
+
+    `resume(run=, user=)` is the app's service; `message` is formatted with the run and the job, e.g.
+    "Run #{run.pk} continues as job #{job.pk}; its stored trials are kept."
+    """
+
+    @login_required
+    @require_POST
+    @refuses_to(url_name)
+    def run_resume(request, pk: int):
+        require_role(request, REVIEWER)
+        run = get_object_or_404(model, pk=pk)
+        job = resume(run=run, user=request.user)
+        messages.success(request, message.format(run=run, job=job))
+        return redirect(url_name, pk=run.pk)
+
+    return run_resume

@@ -11,7 +11,7 @@ from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from kopa_site.errors import DomainError, refuses_to
+from kopa_site.errors import DomainError, refuses_to, run_resume_view
 from kopa_site.page_helpers import require_role
 from kopa_site.roles import REVIEWER, has_role
 from training.engine.presets import PRESETS
@@ -119,12 +119,9 @@ def run_cancel(request, pk: int):
     return redirect("training:run", pk=run.pk)
 
 
-@login_required
-@require_POST
-@refuses_to("training:run")
-def run_resume(request, pk: int):
-    require_role(request, REVIEWER)
-    run = get_object_or_404(TrainingRun, pk=pk)
-    job = training_run_resume(run=run, user=request.user)
-    messages.success(request, f"Run #{run.pk} continues from its last checkpoint as job #{job.pk}.")
-    return redirect("training:run", pk=run.pk)
+run_resume = run_resume_view(
+    model=TrainingRun,
+    resume=training_run_resume,
+    url_name="training:run",
+    message="Run #{run.pk} continues from its last checkpoint as job #{job.pk}.",
+)
