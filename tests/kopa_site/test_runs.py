@@ -117,3 +117,26 @@ def test_stopped_failed_and_finished_record_their_reason_and_time():
     run_mark_finished(run=training, error="")
     training.refresh_from_db()
     assert training.status == RunStatus.FINISHED and training.error == "" and training.finished_at
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_maps_a_status_outside_the_set_before_checking_it():
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before, after = [("graphs", "0002_edge_domains_echo_confusion")], [("graphs", "0003_run_shape")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    try:
+        old = executor.loader.project_state(before).apps.get_model("graphs", "VerificationRun")
+        drifted = old.objects.create(status="done")
+        kept = old.objects.create(status="finished")
+        executor = MigrationExecutor(connection)
+        executor.migrate(after)
+        assert dict(VerificationRun.objects.values_list("pk", "status")) == {
+            drifted.pk: RunStatus.STOPPED,
+            kept.pk: RunStatus.FINISHED,
+        }
+    finally:
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes())
