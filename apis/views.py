@@ -37,7 +37,8 @@ from apis.services import (
     tool_execute,
     tool_params_check,
 )
-from kopa_site.jobs import JobError, job_start
+from kopa_site.errors import refuses_to
+from kopa_site.jobs import job_start
 from kopa_site.page_helpers import query_without_page, require_role
 from kopa_site.roles import ADMIN, REVIEWER, has_role
 
@@ -98,13 +99,10 @@ def index(request):
 
 @login_required
 @require_POST
+@refuses_to("apis:index")
 def import_bundled(request):
     require_role(request, REVIEWER)
-    try:
-        job = job_start(kind="catalog.import_bundled", user=request.user)
-    except JobError as exc:
-        messages.error(request, str(exc))
-        return redirect("apis:index")
+    job = job_start(kind="catalog.import_bundled", user=request.user)
     messages.success(request, f"Importing the bundled catalog as job #{job.pk}.")
     return redirect("jobs:detail", pk=job.pk)
 
@@ -135,6 +133,7 @@ def service_detail(request, pk: int):
 
 @login_required
 @require_POST
+@refuses_to("apis:service")
 def service_credential(request, pk: int):
     """Set or clear the provider's service key (admins). The key is never sent back."""
     require_role(request, ADMIN)
@@ -145,12 +144,8 @@ def service_credential(request, pk: int):
         return redirect("apis:service", pk=pk)
     form = CredentialForm(request.POST)
     if form.is_valid():
-        try:
-            credential_set(provider=service.provider, service_key=form.cleaned_data["service_key"], user=request.user)
-        except CatalogError as exc:
-            messages.error(request, str(exc))
-        else:
-            messages.success(request, f"Service key for {service.provider.display_name} set.")
+        credential_set(provider=service.provider, service_key=form.cleaned_data["service_key"], user=request.user)
+        messages.success(request, f"Service key for {service.provider.display_name} set.")
     else:
         messages.error(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
     return redirect("apis:service", pk=pk)
@@ -158,17 +153,14 @@ def service_credential(request, pk: int):
 
 @login_required
 @require_POST
+@refuses_to("apis:service")
 def service_base_url(request, pk: int):
     require_role(request, ADMIN)
     service = get_object_or_404(ApiService, pk=pk)
     form = BaseUrlForm(request.POST)
     if form.is_valid():
-        try:
-            service_set_base_url(service=service, base_url=form.cleaned_data["base_url"], user=request.user)
-        except CatalogError as exc:
-            messages.error(request, str(exc))
-        else:
-            messages.success(request, f"Live base URL set to {service.base_url}.")
+        service_set_base_url(service=service, base_url=form.cleaned_data["base_url"], user=request.user)
+        messages.success(request, f"Live base URL set to {service.base_url}.")
     else:
         messages.error(request, "Enter a valid http(s) URL.")
     return redirect("apis:service", pk=pk)

@@ -13,6 +13,7 @@ from django.db import models
 
 from benchmarks.engine.codec import task_from_dict
 from benchmarks.engine.task import DIFFICULTIES
+from kopa_site.models import Run
 
 DOMAIN_PREFIX = "domain:"
 
@@ -218,15 +219,16 @@ class ModelEntry(models.Model):
         }
 
 
-class EvalRun(models.Model):
-    """One evaluation of a model on a set of tasks and seeds, with everything needed to reproduce it."""
+class EvalRun(Run):
+    """One evaluation of a model on a set of tasks and seeds, with everything needed to reproduce it.
 
-    class Status(models.TextChoices):
-        PENDING = "pending", "pending"
-        RUNNING = "running", "running"
-        STOPPED = "stopped", "stopped (resumable)"
-        FINISHED = "finished", "finished"
-        FAILED = "failed", "failed (the model could not be reached)"
+    Its parameters are columns of their own (they are filtered on), so it has no `params` or `counters`. A failed
+    run never reached its model; it is not continued.
+    """
+
+    TERMINAL = (Run.Status.FINISHED, Run.Status.FAILED)
+    params = None
+    counters = None
 
     class ToolMode(models.TextChoices):
         SANDBOX = "sandbox", "sandbox"
@@ -253,7 +255,6 @@ class EvalRun(models.Model):
     task_checksum = models.CharField(max_length=64, help_text="sha256 of the run's tasks: what exactly it used.")
     data_versions = models.JSONField(default=dict, help_text="Task file -> its data_version.")
     git_commit = models.CharField(max_length=64, blank=True, help_text="The code's commit when the run started.")
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING, db_index=True)
     summary = models.JSONField(default=dict, blank=True, help_text="metrics.aggregate: overall and per category.")
     board = models.JSONField(
         default=dict, blank=True, help_text="What the leaderboard shows of the summary (engine.leaderboard.digest)."
@@ -264,19 +265,8 @@ class EvalRun(models.Model):
         help_text="Overall success; empty before any episode or when the model was never reached.",
     )
     task_count = models.PositiveIntegerField(default=0, help_text="How many tasks (or BFCL entries) the run covers.")
-    error = models.TextField(blank=True)
-    job = models.ForeignKey(
-        "kopa_site.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+", help_text="The latest job."
-    )
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(Run.Meta):
         verbose_name = "evaluation run"
         indexes = [
             # Covers the leaderboard's two narrow queries (its boards, and which run per model), so neither reads

@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from asgiref.sync import async_to_sync, sync_to_async
@@ -52,7 +52,17 @@ from benchmarks.environment import (
 from benchmarks.models import DOMAIN_PREFIX, Benchmark, EvalRun, ModelEntry, Task, TaskResult
 from kopa_site.concurrency import StaleEdit, save_changed
 from kopa_site.env import env_str
+from kopa_site.errors import DomainError
 from kopa_site.models import Job
+from kopa_site.progress import QuietReporter, Reporter
+from kopa_site.runs import (
+    run_check_startable,
+    run_mark_failed,
+    run_mark_finished,
+    run_mark_running,
+    run_mark_stopped,
+    run_start,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +82,7 @@ RUN_DEFAULTS: dict[str, Any] = {
 }
 
 
-class BenchError(Exception):
+class BenchError(DomainError):
     """A benchmark request that cannot be carried out; the message says why and what to do."""
 
 
@@ -80,22 +90,7 @@ class BenchConflict(BenchError):
     """An edit made on a version that someone else has since changed; nothing was saved (pages and the API answer
     409)."""
 
-
-class Reporter(Protocol):
-    def progress(self, done: int, total: int | None = None, message: str = "") -> None: ...
-    def log(self, msg: str, level: str = "info") -> None: ...
-    def check_cancelled(self) -> None: ...
-
-
-class QuietReporter:
-    def progress(self, done: int, total: int | None = None, message: str = "") -> None:
-        return None
-
-    def log(self, msg: str, level: str = "info") -> None:
-        logger.log(logging.getLevelName(level.upper()), msg)
-
-    def check_cancelled(self) -> None:
-        return None
+    status_code = 409
 
 
 # --- Tasks ---------------------------------------------------------------------------------------------
@@ -432,18 +427,10 @@ def eval_run_kind(run: EvalRun) -> str:
 
 def eval_run_start(*, run: EvalRun, user=None) -> Job:
     """Queue the run (or the rest of a stopped one) as a job; refused while a job of it still runs."""
-    from kopa_site.jobs import job_start
-
     run.refresh_from_db()
-    if run.status in (EvalRun.Status.FINISHED, EvalRun.Status.FAILED):
-        raise BenchError(f"run #{run.pk} has {run.status}; start a new run")
+    run_check_startable(run=run, error=BenchError)
     model_runnable_check(run.model)
-    if run.job_id and not Job.objects.get(pk=run.job_id).is_finished:
-        raise BenchError(f"run #{run.pk} already has job #{run.job_id} in progress")
-    job = job_start(kind=eval_run_kind(run), params={"run_id": run.pk}, user=user)
-    EvalRun.objects.filter(pk=run.pk).update(job=job)
-    run.job = job
-    return job
+    return run_start(run=run, kind=eval_run_kind(run), error=BenchError, user=user)
 
 
 def _run_rows(run: EvalRun) -> list[Task]:
@@ -638,7 +625,7 @@ def eval_run_execute(
     """
     reporter = reporter or QuietReporter()
     run = EvalRun.objects.select_related("model").get(pk=run.pk)
-    if run.status in (EvalRun.Status.FINISHED, EvalRun.Status.FAILED):
+    if run.status in run.TERMINAL:
         raise BenchError(f"run #{run.pk} has {run.status}")
     rows = _bfcl_rows(run) if run.benchmark == Benchmark.BFCL else _run_rows(run)
     stored = set(TaskResult.objects.filter(run=run).values_list("task__code", "seed"))
@@ -646,10 +633,7 @@ def eval_run_execute(
     commit = git_commit()
     if run.git_commit and commit and commit != run.git_commit:
         reporter.log(f"this run started at commit {run.git_commit}; it continues at {commit}", "warning")
-    now = timezone.now()
-    EvalRun.objects.filter(pk=run.pk).update(
-        status=EvalRun.Status.RUNNING, started_at=run.started_at or now, git_commit=run.git_commit or commit, error=""
-    )
+    run_mark_running(run=run, git_commit=run.git_commit or commit, error="")
     progress = _Progress(done=len(stored), total=run.episodes_planned)
     reporter.log(
         f"run #{run.pk}: {run.model.name} on {len(rows)} task(s) × {len(run.seeds)} seed(s); "
@@ -660,8 +644,7 @@ def eval_run_execute(
         if pending:
             _execute_pending(run, rows, pending, backend, reporter, progress, device=device)
     except BaseException as exc:
-        error = f"{type(exc).__name__}: {exc}"[:2000]
-        EvalRun.objects.filter(pk=run.pk).update(status=EvalRun.Status.STOPPED, error=error)
+        run_mark_stopped(run=run, error=f"{type(exc).__name__}: {exc}")
         try:
             eval_run_summarize(run=run)  # the partial summary of what is stored
         except Exception:
@@ -692,12 +675,11 @@ def _finish(run: EvalRun, summary: dict[str, Any], reporter: Reporter) -> dict[s
     """Mark the run finished, or failed (with the reason on the run) when its model was never reached: such a
     run scored nothing about the model and must never reach the leaderboard."""
     reason = unreachable_reason(run)
-    now = timezone.now()
     if reason:
-        EvalRun.objects.filter(pk=run.pk).update(status=EvalRun.Status.FAILED, error=reason, finished_at=now)
+        run_mark_failed(run=run, error=reason)
         reporter.log(f"run #{run.pk} failed: {reason}", "error")
         return summary
-    EvalRun.objects.filter(pk=run.pk).update(status=EvalRun.Status.FINISHED, finished_at=now)
+    run_mark_finished(run=run)
     reporter.log(f"run #{run.pk} finished: success {summary['overall']['success']['value']:.3f}")
     return summary
 
@@ -1033,9 +1015,7 @@ def _execute_in_subprocess(run: EvalRun, reporter) -> None:
         )
     except BaseException as exc:
         # A killed child (cancel) cannot mark its run; stored episodes stay and the run can resume.
-        EvalRun.objects.filter(pk=run.pk, status=EvalRun.Status.RUNNING).update(
-            status=EvalRun.Status.STOPPED, error=f"{type(exc).__name__}: {exc}"[:2000]
-        )
+        run_mark_stopped(run=run, error=f"{type(exc).__name__}: {exc}", only_running=True)
         raise
 
 
@@ -1060,5 +1040,4 @@ def eval_run_resume(*, run: EvalRun, user=None) -> Job:
 
 
 def eval_run_resumable(run: EvalRun) -> bool:
-    done = (EvalRun.Status.FINISHED, EvalRun.Status.FAILED)
-    return run.status not in done and (run.job is None or run.job.is_finished)
+    return run.status not in run.TERMINAL and (run.job is None or run.job.is_finished)

@@ -48,7 +48,7 @@ from benchmarks.services import (
     model_entry_create,
     model_entry_update,
 )
-from kopa_site.jobs import JobError
+from kopa_site.errors import refuses_to, run_resume_view
 from kopa_site.page_helpers import query_without_page, require_role
 from kopa_site.roles import REVIEWER, has_role
 
@@ -196,6 +196,7 @@ def _int_list(text: str) -> list[int]:
 
 @login_required
 @require_POST
+@refuses_to("benchmarks:runs")
 def run_start(request):
     require_role(request, REVIEWER)
     form = request.POST
@@ -214,41 +215,31 @@ def run_start(request):
         messages.error(request, "Seeds, concurrency and max steps are whole numbers; nothing was started.")
         return redirect("benchmarks:runs")
     codes = form.get("tasks", "").split()
-    try:
-        if form.get("benchmark") == "bfcl":
-            limit = form.get("limit") or None
-            if limit is not None and not limit.isdigit():
-                raise BenchError("BFCL entries per category is a whole number; nothing was started.")
-            run = bfcl_run_create(
-                model=model,
-                categories=form.get("categories", "").split() or DEFAULT_CATEGORIES,
-                limit=int(limit) if limit else None,
-                user=request.user,
-                seeds=options["seeds"],
-                concurrency=options["concurrency"],
-            )
-        else:
-            run = eval_run_create(model=model, task_codes=codes or None, user=request.user, **options)
-        job = eval_run_start(run=run, user=request.user)
-    except (BenchError, JobError) as exc:
-        messages.error(request, str(exc))
-        return redirect("benchmarks:runs")
+    if form.get("benchmark") == "bfcl":
+        limit = form.get("limit") or None
+        if limit is not None and not limit.isdigit():
+            raise BenchError("BFCL entries per category is a whole number; nothing was started.")
+        run = bfcl_run_create(
+            model=model,
+            categories=form.get("categories", "").split() or DEFAULT_CATEGORIES,
+            limit=int(limit) if limit else None,
+            user=request.user,
+            seeds=options["seeds"],
+            concurrency=options["concurrency"],
+        )
+    else:
+        run = eval_run_create(model=model, task_codes=codes or None, user=request.user, **options)
+    job = eval_run_start(run=run, user=request.user)
     messages.success(request, f"Run #{run.pk} of {model.name} started as job #{job.pk}.")
     return redirect("benchmarks:run", pk=run.pk)
 
 
-@login_required
-@require_POST
-def run_resume(request, pk: int):
-    require_role(request, REVIEWER)
-    run = get_object_or_404(EvalRun, pk=pk)
-    try:
-        job = eval_run_resume(run=run, user=request.user)
-    except (BenchError, JobError) as exc:
-        messages.error(request, str(exc))
-    else:
-        messages.success(request, f"Run #{run.pk} continues as job #{job.pk}; its stored episodes are kept.")
-    return redirect("benchmarks:run", pk=run.pk)
+run_resume = run_resume_view(
+    model=EvalRun,
+    resume=eval_run_resume,
+    url_name="benchmarks:run",
+    message="Run #{run.pk} continues as job #{job.pk}; its stored episodes are kept.",
+)
 
 
 @login_required

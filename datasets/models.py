@@ -13,44 +13,22 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from kopa_site.models import Run
 
-class SynthesisRun(models.Model):
-    class Status(models.TextChoices):
-        PENDING = "pending", "pending"
-        RUNNING = "running", "running"
-        FINISHED = "finished", "finished"
-        FAILED = "failed", "failed"
-        STOPPED = "stopped", "stopped"
 
-    job = models.ForeignKey(
-        "kopa_site.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+", help_text="The latest job."
-    )
+class SynthesisRun(Run):
+    """params: count, lengths, strategy, junctions, seed, mode ... (RUN_DEFAULTS); counters: walks tried, kept,
+    filtered, duplicates, calls, discards per reason. A run is never continued: a stopped one is started anew."""
+
+    noun = "synthesis run"
+    TERMINAL = (Run.Status.RUNNING, Run.Status.STOPPED, Run.Status.FAILED, Run.Status.FINISHED)
+
     snapshot = models.ForeignKey(
         "graphs.GraphSnapshot", null=True, blank=True, on_delete=models.SET_NULL, related_name="synthesis_runs"
-    )
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING, db_index=True)
-    params = models.JSONField(
-        default=dict, help_text="count, lengths, strategy, junctions, seed, mode ... (RUN_DEFAULTS)."
-    )
-    counters = models.JSONField(
-        default=dict, blank=True, help_text="Walks tried, kept, filtered, duplicates, calls, discards per reason."
     )
     diversity = models.JSONField(
         default=dict, blank=True, help_text="Tools, providers, junctions, lengths of kept items."
     )
-    error = models.TextField(blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
-
-    def __str__(self) -> str:
-        return f"Synthesis run #{self.pk} ({self.status})"
 
 
 class Trajectory(models.Model):

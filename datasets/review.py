@@ -35,6 +35,7 @@ from datasets.models import (
     TrajectoryCall,
     TrajectoryRevision,
 )
+from kopa_site.errors import DomainError
 from kopa_site.roles import ANNOTATOR, REVIEWER, has_role
 
 REASONS = dict(REJECT_REASONS)
@@ -45,10 +46,8 @@ REVIEW_SOURCE = "review"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,99}$")
 
 
-class ReviewError(Exception):
+class ReviewError(DomainError):
     """A review action that cannot be done as asked; the text says why."""
-
-    status_code = 400
 
 
 class ReviewPermissionError(ReviewError):

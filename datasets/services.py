@@ -41,8 +41,10 @@ from graphs.engine.graph import from_node_link
 from graphs.engine.llm import LLMClient, LLMError, client_from_settings
 from graphs.engine.walk import JUNCTIONS, MAX_LENGTH, STRATEGIES, Plan, ToolMeta, Usage, WalkConfig, Walker, WalkError
 from graphs.models import CandidateEdge, GraphSnapshot
-from graphs.services import QuietReporter, Reporter
-from kopa_site.jobs import JobCancelled, job_start
+from kopa_site.errors import DomainError
+from kopa_site.jobs import JobCancelled
+from kopa_site.progress import QuietReporter, Reporter
+from kopa_site.runs import run_mark_failed, run_mark_finished, run_mark_running, run_mark_stopped, run_start
 
 logger = logging.getLogger(__name__)
 
@@ -73,7 +75,7 @@ RUN_DEFAULTS: dict[str, Any] = {
 ALL_STRATEGIES = ("needs", *STRATEGIES)
 
 
-class SynthesisError(Exception):
+class SynthesisError(DomainError):
     """A synthesis or export request that cannot be carried out; the message says why."""
 
 
@@ -146,12 +148,7 @@ def synthesis_run_create(
 
 def synthesis_run_start(*, run: SynthesisRun, user=None):
     """Queue the run as an edge.synthesize job."""
-    if run.status != SynthesisRun.Status.PENDING:
-        raise SynthesisError(f"run #{run.pk} is {run.status}; start a new run")
-    job = job_start(kind="edge.synthesize", params={"run_id": run.pk}, user=user)
-    SynthesisRun.objects.filter(pk=run.pk).update(job=job)
-    run.job = job
-    return job
+    return run_start(run=run, kind="edge.synthesize", error=SynthesisError, user=user)
 
 
 # --- Tools and graphs as the engines see them ----------------------------------------------------------
@@ -511,9 +508,7 @@ def synthesis_run_execute(*, run: SynthesisRun, reporter: Reporter | None = None
     params = run.params
     if run.snapshot is None:
         raise SynthesisError(f"run #{run.pk} has no graph snapshot")
-    if not SynthesisRun.objects.filter(pk=run.pk, status=SynthesisRun.Status.PENDING).update(
-        status=SynthesisRun.Status.RUNNING, started_at=timezone.now()
-    ):
+    if not run_mark_running(run=run, only_from=(SynthesisRun.Status.PENDING,)):
         raise SynthesisError(f"run #{run.pk} is not pending")
     started = time.monotonic()
     counters: Counter = Counter()
@@ -599,13 +594,10 @@ def synthesis_run_execute(*, run: SynthesisRun, reporter: Reporter | None = None
         return _finish(run, graph, counters, discarded, failed, samples, started, reporter)
     except BaseException as exc:
         counts = _counters_dict(counters, discarded, failed, samples, time.monotonic() - started)
-        cancelled = isinstance(exc, JobCancelled)
-        SynthesisRun.objects.filter(pk=run.pk).update(
-            status=SynthesisRun.Status.STOPPED if cancelled else SynthesisRun.Status.FAILED,
-            counters=counts,
-            error="" if cancelled else f"{type(exc).__name__}: {exc}"[:2000],
-            finished_at=timezone.now(),
-        )
+        if isinstance(exc, JobCancelled):
+            run_mark_stopped(run=run, counters=counts, finished_at=timezone.now())
+        else:
+            run_mark_failed(run=run, error=f"{type(exc).__name__}: {exc}", counters=counts)
         raise
 
 
@@ -617,9 +609,7 @@ def _finish(run, graph, counters, discarded, failed, samples, started, reporter)
         graph_edges=graph.number_of_edges(),
     )
     counts = _counters_dict(counters, discarded, failed, samples, time.monotonic() - started)
-    SynthesisRun.objects.filter(pk=run.pk).update(
-        status=SynthesisRun.Status.FINISHED, counters=counts, diversity=report, finished_at=timezone.now()
-    )
+    run_mark_finished(run=run, counters=counts, diversity=report)
     reporter.log(
         f"run #{run.pk} finished: {counters['kept']} kept, {counters['filtered']} filtered, "
         f"{counters['duplicates']} duplicate(s), {sum(discarded.values())} discarded, {counters['calls']} calls; "

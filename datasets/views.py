@@ -12,10 +12,10 @@ from django.views.decorators.http import require_GET, require_POST
 from datasets.filtersets import TrajectoryFilterSet
 from datasets.models import SynthesisRun, Trajectory
 from datasets.selectors import run_list, status_counts, trajectory_detail, trajectory_list
-from datasets.services import RUN_DEFAULTS, SynthesisError, synthesis_run_create, synthesis_run_start
+from datasets.services import RUN_DEFAULTS, synthesis_run_create, synthesis_run_start
 from graphs.engine.walk import JUNCTIONS, STRATEGIES
 from graphs.models import GraphSnapshot
-from kopa_site.jobs import JobError
+from kopa_site.errors import refuses_to
 from kopa_site.page_helpers import require_role
 from kopa_site.roles import REVIEWER, has_role
 
@@ -51,6 +51,7 @@ def index(request):
 
 @login_required
 @require_POST
+@refuses_to("datasets:index")
 def run_start(request):
     require_role(request, REVIEWER)
     params: dict = {}
@@ -75,12 +76,8 @@ def run_start(request):
         if snapshot is None:
             messages.error(request, "That graph snapshot does not exist; nothing was started.")
             return redirect("datasets:index")
-    try:
-        run = synthesis_run_create(params=params, snapshot=snapshot, user=request.user)
-        job = synthesis_run_start(run=run, user=request.user)
-    except (SynthesisError, JobError) as exc:
-        messages.error(request, str(exc))
-        return redirect("datasets:index")
+    run = synthesis_run_create(params=params, snapshot=snapshot, user=request.user)
+    job = synthesis_run_start(run=run, user=request.user)
     messages.success(request, f"Synthesis run #{run.pk} started as job #{job.pk}.")
     return redirect("datasets:run", pk=run.pk)
 

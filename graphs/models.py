@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import models
 
 from graphs.engine import posterior
+from kopa_site.models import Run
 
 
 class CandidateEdge(models.Model):
@@ -110,34 +111,15 @@ class CandidateEdge(models.Model):
         return posterior.prob_above(posterior.DEFAULT_POLICY.theta_verify, self.alpha, self.beta)
 
 
-class VerificationRun(models.Model):
-    """One batch of trials: which edges, how many rounds, and a cursor a restarted job continues from."""
+class VerificationRun(Run):
+    """One batch of trials: which edges, how many rounds, and a cursor a restarted job continues from.
 
-    class Status(models.TextChoices):
-        PENDING = "pending", "pending"
-        RUNNING = "running", "running"
-        STOPPED = "stopped", "stopped (resumable)"
-        FINISHED = "finished", "finished"
+    params: rounds, batch_size, seed, mode, edges ... (docs/edge.md); counters: trials by outcome, calls, decisions.
+    """
 
-    job = models.ForeignKey(
-        "kopa_site.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+", help_text="The latest job."
-    )
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING, db_index=True)
-    params = models.JSONField(default=dict, help_text="rounds, batch_size, seed, mode, edges ... (docs/edge.md).")
+    noun = "verification run"
+
     state = models.JSONField(default=dict, blank=True, help_text="Cursor: the round and its planned trials.")
-    counters = models.JSONField(default=dict, blank=True, help_text="Trials by outcome, calls, decisions.")
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
-
-    def __str__(self) -> str:
-        return f"Verification run #{self.pk} ({self.status})"
 
 
 class EdgeTrial(models.Model):

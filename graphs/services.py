@@ -17,7 +17,7 @@ import logging
 from collections import defaultdict, deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -44,7 +44,10 @@ from graphs.engine.candidates import Candidate, FieldInfo, MatchConfig, ParamInf
 from graphs.engine.names import is_control_param
 from graphs.engine.sampling import Arm, rng_for, thompson_pick
 from graphs.models import CandidateEdge, EdgeTrial, GraphSnapshot, VerificationRun
+from kopa_site.errors import DomainError
 from kopa_site.models import Job
+from kopa_site.progress import QuietReporter, Reporter
+from kopa_site.runs import run_mark_finished, run_mark_running, run_mark_stopped, run_start
 
 logger = logging.getLogger(__name__)
 
@@ -70,29 +73,8 @@ RUN_DEFAULTS: dict[str, Any] = {
 }
 
 
-class EdgeError(Exception):
+class EdgeError(DomainError):
     """A graph request that cannot be carried out; the message says why, for the person who asked."""
-
-
-class Reporter(Protocol):
-    def progress(self, done: int, total: int | None = None, message: str = "") -> None: ...
-
-    def log(self, msg: str, level: str = "info") -> None: ...
-
-    def check_cancelled(self) -> None: ...
-
-
-class QuietReporter:
-    """A reporter that only logs; jobs pass their JobContext, commands a progress bar."""
-
-    def progress(self, done: int, total: int | None = None, message: str = "") -> None:
-        pass
-
-    def log(self, msg: str, level: str = "info") -> None:
-        logger.log(logging.getLevelName(level.upper()), "%s", msg)
-
-    def check_cancelled(self) -> None:
-        pass
 
 
 # --- Tools as the engines see them -----------------------------------------------------------------------
@@ -473,16 +455,7 @@ def verification_run_create(*, params: dict[str, Any] | None = None, user=None) 
 
 def verification_run_start(*, run: VerificationRun, user=None) -> Job:
     """Queue the run (or its continuation) as an edge.verify job; refused while a job of it still runs."""
-    from kopa_site.jobs import job_start
-
-    if run.status == VerificationRun.Status.FINISHED:
-        raise EdgeError(f"run #{run.pk} has finished; start a new run")
-    if run.job_id and not Job.objects.get(pk=run.job_id).is_finished:
-        raise EdgeError(f"run #{run.pk} already has job #{run.job_id} in progress")
-    job = job_start(kind="edge.verify", params={"run_id": run.pk}, user=user)
-    VerificationRun.objects.filter(pk=run.pk).update(job=job)
-    run.job = job
-    return job
+    return run_start(run=run, kind="edge.verify", error=EdgeError, user=user)
 
 
 def _policy(params: dict[str, Any]) -> P.PosteriorPolicy:
@@ -502,9 +475,7 @@ def verification_run_execute(*, run: VerificationRun, reporter: Reporter | None 
     state = dict(run.state or {})
     state.setdefault("since", now.isoformat())  # recorded inputs from before the first start only
     state.setdefault("round", 0)
-    VerificationRun.objects.filter(pk=run.pk).update(
-        status=VerificationRun.Status.RUNNING, started_at=run.started_at or now, state=state
-    )
+    run_mark_running(run=run, state=state)
     run.refresh_from_db()
     worker = _RoundWorker(run, reporter)
     mismatched = worker.prune_domain_mismatches()
@@ -533,17 +504,13 @@ def verification_run_execute(*, run: VerificationRun, reporter: Reporter | None 
             )
             reporter.progress(number + 1, rounds, f"round {number + 1} of {rounds} done")
     except BaseException:
-        VerificationRun.objects.filter(pk=run.pk).update(
-            status=VerificationRun.Status.STOPPED, counters=run_counters(run)
-        )
+        run_mark_stopped(run=run, counters=run_counters(run))
         raise
     untestable = _mark_untestable(run)
     if untestable:
         reporter.log(f"{untestable} edge(s) untestable: every trial was skipped")
     counters = run_counters(run)
-    VerificationRun.objects.filter(pk=run.pk).update(
-        status=VerificationRun.Status.FINISHED, finished_at=timezone.now(), counters=counters, state=state
-    )
+    run_mark_finished(run=run, counters=counters, state=state)
     run.refresh_from_db()
     return counters
 

@@ -33,14 +33,14 @@ from graphs.selectors import (
 )
 from graphs.services import (
     RUN_DEFAULTS,
-    EdgeError,
     graph_snapshot_create,
     refinement_summary,
     verification_run_create,
     verification_run_resume,
     verification_run_start,
 )
-from kopa_site.jobs import JobError, job_start
+from kopa_site.errors import refuses_to, run_resume_view
+from kopa_site.jobs import job_start
 from kopa_site.page_helpers import query_without_page, require_role
 from kopa_site.roles import REVIEWER, has_role
 
@@ -180,6 +180,7 @@ def run_live(request, pk: int):
 
 @login_required
 @require_POST
+@refuses_to("graphs:index")
 def run_start(request):
     require_role(request, REVIEWER)
     params = {}
@@ -191,39 +192,26 @@ def run_start(request):
             except ValueError:
                 messages.error(request, f"{name} must be a whole number; nothing was started.")
                 return redirect("graphs:index")
-    try:
-        run = verification_run_create(params=params, user=request.user)
-        job = verification_run_start(run=run, user=request.user)
-    except (EdgeError, JobError) as exc:
-        messages.error(request, str(exc))
-        return redirect("graphs:index")
+    run = verification_run_create(params=params, user=request.user)
+    job = verification_run_start(run=run, user=request.user)
     messages.success(request, f"Verification run #{run.pk} started as job #{job.pk}.")
     return redirect("graphs:run", pk=run.pk)
 
 
-@login_required
-@require_POST
-def run_resume(request, pk: int):
-    require_role(request, REVIEWER)
-    run = get_object_or_404(VerificationRun, pk=pk)
-    try:
-        job = verification_run_resume(run=run, user=request.user)
-    except (EdgeError, JobError) as exc:
-        messages.error(request, str(exc))
-    else:
-        messages.success(request, f"Run #{run.pk} continues as job #{job.pk}; its stored trials are kept.")
-    return redirect("graphs:run", pk=run.pk)
+run_resume = run_resume_view(
+    model=VerificationRun,
+    resume=verification_run_resume,
+    url_name="graphs:run",
+    message="Run #{run.pk} continues as job #{job.pk}; its stored trials are kept.",
+)
 
 
 @login_required
 @require_POST
+@refuses_to("graphs:index")
 def propose_start(request):
     require_role(request, REVIEWER)
-    try:
-        job = job_start(kind="edge.propose", params={"probe": request.POST.get("probe") == "on"}, user=request.user)
-    except JobError as exc:
-        messages.error(request, str(exc))
-        return redirect("graphs:index")
+    job = job_start(kind="edge.propose", params={"probe": request.POST.get("probe") == "on"}, user=request.user)
     messages.success(request, f"Proposal job #{job.pk} started.")
     return redirect("jobs:detail", pk=job.pk)
 

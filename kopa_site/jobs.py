@@ -46,6 +46,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.module_loading import autodiscover_modules
 
+from kopa_site.errors import DomainError
 from kopa_site.models import Job
 from kopa_site.roles import REVIEWER, ROLES, has_role
 
@@ -64,7 +65,7 @@ BUILTIN_MODULES = ("kopa_site.diagnostics", "kopa_site.pipeline")
 _KIND_NAME = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$")
 
 
-class JobError(Exception):
+class JobError(DomainError):
     """A job request that cannot be carried out; the message says why, for the person who asked."""
 
 
@@ -77,7 +78,7 @@ class JobParamsError(JobError):
 
 
 class JobNotCancellable(JobError):
-    pass
+    status_code = 409
 
 
 class JobResultError(JobError):

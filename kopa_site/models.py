@@ -82,3 +82,51 @@ class Job(models.Model):
             return None
         end = self.finished_at or timezone.now()
         return round((end - self.started_at).total_seconds(), 1)
+
+
+class RunStatus(models.TextChoices):
+    """The one status set of every run model (synthesis, verification, evaluation, training)."""
+
+    PENDING = "pending", "pending"  # created or queued, its job not yet started
+    RUNNING = "running", "running"
+    STOPPED = "stopped", "stopped"  # cancelled or interrupted; the stored work stays
+    FAILED = "failed", "failed"  # ended on an error; `error` says why
+    FINISHED = "finished", "finished"
+
+
+class Run(models.Model):
+    """What every run shares: one status set, the latest job, parameters, counters, who and when.
+
+    A subclass names itself in `noun` (messages and `__str__`) and lists in `TERMINAL` the statuses a new job
+    may not continue from. Transitions are kopa_site.runs services, not direct updates.
+    """
+
+    Status = RunStatus
+    noun = "run"
+    TERMINAL: tuple[str, ...] = (RunStatus.FINISHED,)
+
+    job = models.ForeignKey(
+        "kopa_site.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+", help_text="The latest job."
+    )
+    status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.PENDING, db_index=True)
+    params = models.JSONField(default=dict, blank=True)
+    counters = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True, help_text="When its first job started.")
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(status__in=RunStatus.values), name="%(app_label)s_%(class)s_status_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.noun[:1].upper()}{self.noun[1:]} #{self.pk} ({self.status})"

@@ -31,6 +31,7 @@ from django.core.management import call_command
 from django.db.models import Max
 
 from kopa_site.env import env_bool, env_choice, env_int, env_str
+from kopa_site.errors import DomainError
 from kopa_site.jobs import JobContext, JobError, job_kind
 from kopa_site.roles import ADMIN
 
@@ -46,7 +47,7 @@ def tiny_model_dir() -> Path:
     return Path(env_str("KOPA_PIPELINE_TINY_MODEL", "") or settings.VAR_DIR / "models" / TINY_MODEL_NAME)
 
 
-class PipelineError(Exception):
+class PipelineError(DomainError):
     """A step cannot run; the message says what to start or set."""
 
 

@@ -1,12 +1,37 @@
-"""A text progress bar for management commands: the same reporter calls (progress, log, check_cancelled)
-that jobs answer with their JobContext."""
+"""What long services report to: the `Reporter` calls (progress, log, check_cancelled) that jobs answer with
+their JobContext, a quiet reporter for direct calls, and a text progress bar for management commands."""
 
 from __future__ import annotations
 
+import logging
 import sys
 import time
+from typing import Protocol
 
 from django.core.management.base import OutputWrapper
+
+logger = logging.getLogger(__name__)
+
+
+class Reporter(Protocol):
+    def progress(self, done: int, total: int | None = None, message: str = "") -> None: ...
+
+    def log(self, msg: str, level: str = "info") -> None: ...
+
+    def check_cancelled(self) -> None: ...
+
+
+class QuietReporter:
+    """A reporter that only logs: what a service reports to when called directly (a shell, a test)."""
+
+    def progress(self, done: int, total: int | None = None, message: str = "") -> None:
+        pass
+
+    def log(self, msg: str, level: str = "info") -> None:
+        logger.log(logging.getLevelName(level.upper()), "%s", msg)
+
+    def check_cancelled(self) -> None:
+        pass
 
 
 class ProgressBar:

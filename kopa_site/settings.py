@@ -307,6 +307,8 @@ REST_FRAMEWORK = {
         "rest_framework.filters.SearchFilter",
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # A service's DomainError is a 400 (or its own status) with its message (kopa_site/errors.py).
+    "EXCEPTION_HANDLER": "kopa_site.errors.api_exception_handler",
     # Bounded nesting, finite numbers, valid Unicode: a hostile body is a 400, never a 500 (docs/security.md).
     "DEFAULT_PARSER_CLASSES": [
         "kopa_site.parsers.SafeJSONParser",

@@ -9,19 +9,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django.conf import settings
 from django.db import models
 
+from kopa_site.models import Run
 from training.engine.presets import PRESETS
 
 
-class TrainingRun(models.Model):
-    class Status(models.TextChoices):
-        PENDING = "pending", "pending"
-        RUNNING = "running", "running"
-        STOPPED = "stopped", "stopped (resumable)"
-        FAILED = "failed", "failed (resumable)"
-        FINISHED = "finished", "finished"
+class TrainingRun(Run):
+    """A stopped or failed run resumes from its last checkpoint. Its settings are `overrides` and `config`, so
+    it has no `params`; its progress is `step` and the metrics, so no `counters`."""
+
+    noun = "training run"
+    params = None
+    counters = None
 
     class ToolMode(models.TextChoices):
         SANDBOX = "sandbox", "sandbox (calls executed over HTTP)"
@@ -47,7 +47,6 @@ class TrainingRun(models.Model):
     overrides = models.JSONField(default=dict, blank=True, help_text='Dotted keys, e.g. {"grpo.steps": 50}.')
     config = models.JSONField(default=dict, help_text="The full config the training process reads.")
     output_dir = models.CharField(max_length=500, blank=True)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING, db_index=True)
     phase = models.CharField(max_length=10, blank=True, help_text="sft or grpo while running.")
     step = models.PositiveIntegerField(default=0)
     total_steps = models.PositiveIntegerField(default=0, help_text="GRPO steps planned.")
@@ -68,18 +67,8 @@ class TrainingRun(models.Model):
         "benchmarks.EvalRun", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     eval_note = models.CharField(max_length=600, blank=True, help_text="Why evaluation was not queued, if it was not.")
-    job = models.ForeignKey(
-        "kopa_site.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+", help_text="The latest job."
-    )
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(Run.Meta):
         verbose_name = "training run"
 
     def __str__(self) -> str:

@@ -14,12 +14,13 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
 from benchmarks.models import EvalRun, ModelEntry
 from datasets.models import DatasetVersion
+from kopa_site.errors import DomainError
 from kopa_site.jobs import JobCancelled, JobError
 from kopa_site.models import Job
+from kopa_site.runs import run_mark_failed, run_mark_finished, run_mark_running, run_mark_stopped, run_start
 from training.engine.presets import ConfigError, build_config
 from training.engine.train import METRIC_PREFIX, PROGRESS_PREFIX
 from training.models import TrainingMetric, TrainingRun
@@ -32,7 +33,7 @@ LOG_TAIL_LINES = 60
 _NOISE = ("it/s]", "s/it]", "%|")
 
 
-class TrainingError(Exception):
+class TrainingError(DomainError):
     """A training request that cannot be carried out; the message says why."""
 
 
@@ -118,23 +119,15 @@ def training_run_create(
 
 
 def training_run_resumable(run: TrainingRun) -> bool:
-    if run.status == TrainingRun.Status.FINISHED:
+    if run.status in run.TERMINAL:
         return False
     return run.job is None or run.job.is_finished
 
 
 def training_run_start(*, run: TrainingRun, user=None) -> Job:
     """Queue the run (or the rest of a stopped or failed one: it resumes from its last checkpoint)."""
-    from kopa_site.jobs import job_start
-
     run.refresh_from_db()
-    if run.status == TrainingRun.Status.FINISHED:
-        raise TrainingError(f"training run #{run.pk} has finished; start a new run")
-    if run.job_id and not Job.objects.get(pk=run.job_id).is_finished:
-        raise TrainingError(f"training run #{run.pk} already has job #{run.job_id} in progress")
-    TrainingRun.objects.filter(pk=run.pk).update(status=TrainingRun.Status.PENDING, error="")
-    job = job_start(kind=JOB_KIND, params={"run_id": run.pk}, user=user)  # a sync queue runs it right here
-    TrainingRun.objects.filter(pk=run.pk).update(job=job)
+    job = run_start(run=run, kind=JOB_KIND, error=TrainingError, user=user, reset=True)
     run.refresh_from_db()
     return job
 
@@ -150,9 +143,7 @@ def training_run_cancel(*, run: TrainingRun, user) -> Job:
         raise TrainingError(f"training run #{run.pk} has no job in progress")
     job = job_cancel(job=run.job, user=user)
     if job.status == Job.Status.CANCELLED:  # it never started
-        TrainingRun.objects.filter(pk=run.pk).update(
-            status=TrainingRun.Status.STOPPED, error="cancelled before it started"
-        )
+        run_mark_stopped(run=run, error="cancelled before it started")
     return job
 
 
@@ -240,9 +231,7 @@ def training_run_execute(*, run: TrainingRun, reporter) -> dict[str, Any]:
     if run.status == TrainingRun.Status.FINISHED:
         return {"run": run.pk, "checkpoint": run.checkpoint}
     run.config["tools"] = _tools(run.tool_mode)  # the sandbox this site uses now
-    TrainingRun.objects.filter(pk=run.pk).update(
-        status=TrainingRun.Status.RUNNING, started_at=timezone.now(), error="", config=run.config
-    )
+    run_mark_running(run=run, error="", config=run.config)
     path = _write_config(run)
     (run.folder / "failure.json").unlink(missing_ok=True)
     stream = _Stream(run, reporter)
@@ -257,15 +246,11 @@ def training_run_execute(*, run: TrainingRun, reporter) -> dict[str, Any]:
             log_output=False,
         )
     except JobCancelled:
-        TrainingRun.objects.filter(pk=run.pk).update(
-            status=TrainingRun.Status.STOPPED, error="cancelled; resume continues from the last checkpoint"
-        )
+        run_mark_stopped(run=run, error="cancelled; resume continues from the last checkpoint")
         raise
     except BaseException as exc:
         reason = _failure_reason(run, f"{type(exc).__name__}: {exc}")
-        TrainingRun.objects.filter(pk=run.pk).update(
-            status=TrainingRun.Status.FAILED, error=reason, log_tail=log_tail(run), finished_at=timezone.now()
-        )
+        run_mark_failed(run=run, error=reason, log_tail=log_tail(run))
         raise JobError(f"training run #{run.pk} failed: {reason}") from None
     result = json.loads((run.folder / "result.json").read_text(encoding="utf-8"))
     run.refresh_from_db()
@@ -319,14 +304,7 @@ def training_run_finish(*, run: TrainingRun, result: dict[str, Any]) -> Training
         notes=f"GRPO ({run.config['reward']['preset']} rewards) on {run.data_label}.",
         user=run.created_by,
     )
-    TrainingRun.objects.filter(pk=run.pk).update(
-        status=TrainingRun.Status.FINISHED,
-        checkpoint=result["checkpoint"],
-        model_entry=tuned,
-        base_entry=base,
-        finished_at=timezone.now(),
-        error="",
-    )
+    run_mark_finished(run=run, checkpoint=result["checkpoint"], model_entry=tuned, base_entry=base, error="")
     run.refresh_from_db()
     try:
         queued = _queue_evaluations(run, base, tuned)

@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from datasets.selectors import version_list
-from kopa_site.jobs import JobError
+from kopa_site.errors import DomainError, refuses_to, run_resume_view
 from kopa_site.page_helpers import require_role
 from kopa_site.roles import REVIEWER, has_role
 from training.engine.presets import PRESETS
@@ -106,7 +106,7 @@ def run_start(request):
             user=request.user,
         )
         job = training_run_start(run=run, user=request.user)
-    except (TrainingError, JobError) as exc:
+    except DomainError as exc:
         messages.error(request, f"Nothing was started: {exc}")
         page = Paginator(run_list(), PAGE_SIZE).get_page(1)
         context = {
@@ -123,27 +123,18 @@ def run_start(request):
 
 @login_required
 @require_POST
+@refuses_to("training:run", also=(PermissionDenied,))
 def run_cancel(request, pk: int):
     require_role(request, REVIEWER)
     run = get_object_or_404(TrainingRun, pk=pk)
-    try:
-        training_run_cancel(run=run, user=request.user)
-    except (TrainingError, JobError, PermissionDenied) as exc:
-        messages.error(request, str(exc))
-    else:
-        messages.success(request, f"Cancel requested: run #{run.pk} stops at its next check; resume continues it.")
+    training_run_cancel(run=run, user=request.user)
+    messages.success(request, f"Cancel requested: run #{run.pk} stops at its next check; resume continues it.")
     return redirect("training:run", pk=run.pk)
 
 
-@login_required
-@require_POST
-def run_resume(request, pk: int):
-    require_role(request, REVIEWER)
-    run = get_object_or_404(TrainingRun, pk=pk)
-    try:
-        job = training_run_resume(run=run, user=request.user)
-    except (TrainingError, JobError) as exc:
-        messages.error(request, str(exc))
-    else:
-        messages.success(request, f"Run #{run.pk} continues from its last checkpoint as job #{job.pk}.")
-    return redirect("training:run", pk=run.pk)
+run_resume = run_resume_view(
+    model=TrainingRun,
+    resume=training_run_resume,
+    url_name="training:run",
+    message="Run #{run.pk} continues from its last checkpoint as job #{job.pk}.",
+)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
-from rest_framework import mixins, status, viewsets
+from rest_framework import mixins, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
@@ -28,9 +28,6 @@ from apis.api.serializers import (
 from apis.filtersets import ApiCallFilterSet, ApiServiceFilterSet, ProviderFilterSet, ToolFilterSet
 from apis.selectors import call_list, credential_status, provider_list, service_list, tool_function_schema, tool_list
 from apis.services import (
-    CatalogError,
-    ExecutorFault,
-    SpecImportError,
     catalog_import,
     credential_clear,
     credential_set,
@@ -40,14 +37,6 @@ from apis.services import (
     tool_params_check,
 )
 from kopa_site.roles import ADMIN, ANNOTATOR, REVIEWER
-
-
-def _catalog_error(exc: CatalogError) -> Response:
-    if isinstance(exc, SpecImportError):
-        return Response({"detail": exc.report(), "problems": exc.problem_dicts()}, status=status.HTTP_400_BAD_REQUEST)
-    if isinstance(exc, ExecutorFault):
-        return Response({"detail": str(exc)}, status=status.HTTP_502_BAD_GATEWAY)
-    return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
 
 
 @extend_schema_view(list=extend_schema(summary="List providers"), retrieve=extend_schema(summary="One provider"))
@@ -76,10 +65,7 @@ class ProviderViewSet(viewsets.ReadOnlyModelViewSet):
         else:
             body = CredentialWriteSerializer(data=request.data)
             body.is_valid(raise_exception=True)
-            try:
-                credential_set(provider=provider, service_key=body.validated_data["service_key"], user=request.user)
-            except CatalogError as exc:
-                return _catalog_error(exc)
+            credential_set(provider=provider, service_key=body.validated_data["service_key"], user=request.user)
         provider.refresh_from_db()
         return Response(CredentialStatusSerializer(credential_status(provider=provider)).data)
 
@@ -110,10 +96,7 @@ class ApiServiceViewSet(mixins.UpdateModelMixin, viewsets.ReadOnlyModelViewSet):
         service = self.get_object()
         body = ApiServiceUpdateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        try:
-            service_set_base_url(service=service, base_url=body.validated_data["base_url"], user=request.user)
-        except CatalogError as exc:
-            return _catalog_error(exc)
+        service_set_base_url(service=service, base_url=body.validated_data["base_url"], user=request.user)
         return Response(ApiServiceSerializer(self.get_queryset().get(pk=service.pk), context={"request": request}).data)
 
 
@@ -163,20 +146,17 @@ class ToolViewSet(viewsets.ReadOnlyModelViewSet):
         body = ExecuteSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        try:
-            tool_params_check(tool=tool, params=data["params"])
-            execution = tool_execute(
-                tool=tool,
-                params=data["params"],
-                mode=data["mode"],
-                service_key=data.get("service_key") or None,
-                record_target=data.get("record_target"),
-                expect_records=data["expect_records"],
-                user=request.user,
-                source_kind="api",
-            )
-        except CatalogError as exc:
-            return _catalog_error(exc)
+        tool_params_check(tool=tool, params=data["params"])
+        execution = tool_execute(
+            tool=tool,
+            params=data["params"],
+            mode=data["mode"],
+            service_key=data.get("service_key") or None,
+            record_target=data.get("record_target"),
+            expect_records=data["expect_records"],
+            user=request.user,
+            source_kind="api",
+        )
         result = execution.result.to_dict()
         return Response({"call": execution.call.pk, **result})
 
@@ -214,10 +194,7 @@ class ApiCallViewSet(viewsets.ReadOnlyModelViewSet):
         call = self.get_object()
         body = DriftSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        try:
-            outcome = drift_check(call=call, mode=body.validated_data.get("mode"), user=request.user)
-        except CatalogError as exc:
-            return _catalog_error(exc)
+        outcome = drift_check(call=call, mode=body.validated_data.get("mode"), user=request.user)
         return Response(outcome.to_dict())
 
 
@@ -249,10 +226,7 @@ class SpecImportView(APIView):
         body = SpecImportSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        try:
-            report = catalog_import(
-                spec=data.get("spec"), url=data.get("url"), base_url=data.get("base_url"), user=request.user
-            )
-        except CatalogError as exc:
-            return _catalog_error(exc)
+        report = catalog_import(
+            spec=data.get("spec"), url=data.get("url"), base_url=data.get("base_url"), user=request.user
+        )
         return Response(report.to_dict())

@@ -6,7 +6,6 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 
@@ -25,8 +24,6 @@ from benchmarks.filtersets import EvalRunFilterSet, ModelEntryFilterSet, TaskFil
 from benchmarks.models import Benchmark, ModelEntry, TaskResult
 from benchmarks.selectors import BoardQuery, export_rows, leaderboard, model_list, result_list, run_list, task_list
 from benchmarks.services import (
-    BenchConflict,
-    BenchError,
     bfcl_run_create,
     eval_run_create,
     eval_run_resume,
@@ -34,17 +31,7 @@ from benchmarks.services import (
     model_entry_create,
     model_entry_update,
 )
-from kopa_site.jobs import JobError
 from kopa_site.roles import ANNOTATOR, REVIEWER
-
-
-def _bad(exc: Exception) -> Response:
-    return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
-
-
-class StaleVersion(APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "stale_version"
 
 
 @extend_schema_view(
@@ -90,20 +77,13 @@ class ModelEntryViewSet(mixins.CreateModelMixin, mixins.UpdateModelMixin, viewse
     def perform_create(self, serializer):
         fields = dict(serializer.validated_data)
         fields.pop("expected_version", None)  # nothing was read before a creation
-        try:
-            serializer.instance = model_entry_create(user=self.request.user, **fields)
-        except BenchError as exc:
-            raise ValidationError({"detail": str(exc)}) from None
+        serializer.instance = model_entry_create(user=self.request.user, **fields)
 
     def perform_update(self, serializer):
         fields = dict(serializer.validated_data)
         expected = fields.pop("expected_version", None)
-        try:
-            serializer.instance = model_entry_update(entry=serializer.instance, expected_version=expected, **fields)
-        except BenchConflict as exc:
-            raise StaleVersion(str(exc)) from None
-        except BenchError as exc:
-            raise ValidationError({"detail": str(exc)}) from None
+        # A stale edit raises BenchConflict: the API's handler answers it as 409 with its message.
+        serializer.instance = model_entry_update(entry=serializer.instance, expected_version=expected, **fields)
 
 
 @extend_schema_view(
@@ -137,17 +117,14 @@ class EvalRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         data = dict(body.validated_data)
         model, codes = data.pop("model"), data.pop("tasks")
         benchmark, categories, limit = data.pop("benchmark"), data.pop("categories"), data.pop("limit")
-        try:
-            if benchmark == Benchmark.BFCL:
-                options = {key: data[key] for key in ("seeds", "concurrency", "sampling")}
-                run = bfcl_run_create(
-                    model=model, categories=categories or DEFAULT_CATEGORIES, limit=limit, user=request.user, **options
-                )
-            else:
-                run = eval_run_create(model=model, task_codes=codes or None, user=request.user, **data)
-            eval_run_start(run=run, user=request.user)
-        except (BenchError, JobError) as exc:
-            return _bad(exc)
+        if benchmark == Benchmark.BFCL:
+            options = {key: data[key] for key in ("seeds", "concurrency", "sampling")}
+            run = bfcl_run_create(
+                model=model, categories=categories or DEFAULT_CATEGORIES, limit=limit, user=request.user, **options
+            )
+        else:
+            run = eval_run_create(model=model, task_codes=codes or None, user=request.user, **data)
+        eval_run_start(run=run, user=request.user)
         return Response(self.get_serializer(self.get_queryset().get(pk=run.pk)).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
@@ -158,10 +135,7 @@ class EvalRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["post"])
     def resume(self, request, pk=None):
         run = self.get_object()
-        try:
-            eval_run_resume(run=run, user=request.user)
-        except (BenchError, JobError) as exc:
-            return _bad(exc)
+        eval_run_resume(run=run, user=request.user)
         return Response(self.get_serializer(self.get_queryset().get(pk=run.pk)).data)
 
     @extend_schema(

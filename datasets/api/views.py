@@ -21,8 +21,7 @@ from datasets.engine.export import openai_record
 from datasets.filtersets import SynthesisRunFilterSet, TrajectoryFilterSet
 from datasets.models import Trajectory
 from datasets.selectors import run_list, trajectory_detail, trajectory_list
-from datasets.services import SynthesisError, synthesis_run_create, synthesis_run_start, trajectory_item
-from kopa_site.jobs import JobError
+from datasets.services import synthesis_run_create, synthesis_run_start, trajectory_item
 from kopa_site.roles import ANNOTATOR, REVIEWER
 
 
@@ -53,13 +52,10 @@ class SynthesisRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet
     def create(self, request, *args, **kwargs):
         body = SynthesisRunCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        try:
-            run = synthesis_run_create(
-                params=body.validated_data["params"], snapshot=body.validated_data["snapshot"], user=request.user
-            )
-            synthesis_run_start(run=run, user=request.user)
-        except (SynthesisError, JobError) as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        run = synthesis_run_create(
+            params=body.validated_data["params"], snapshot=body.validated_data["snapshot"], user=request.user
+        )
+        synthesis_run_start(run=run, user=request.user)
         return Response(self.get_serializer(self.get_queryset().get(pk=run.pk)).data, status=status.HTTP_201_CREATED)
 
 

@@ -22,7 +22,6 @@ from graphs.api.serializers import (
 from graphs.filtersets import CandidateEdgeFilterSet, EdgeTrialFilterSet, VerificationRunFilterSet
 from graphs.selectors import edge_list, run_list, snapshot_export, snapshot_list, trial_list
 from graphs.services import (
-    EdgeError,
     edge_create,
     edge_reset,
     graph_snapshot_create,
@@ -31,12 +30,8 @@ from graphs.services import (
     verification_run_start,
 )
 from kopa_site.api.jobs import JobDetailSerializer
-from kopa_site.jobs import JobError, job_start
+from kopa_site.jobs import job_start
 from kopa_site.roles import ANNOTATOR, REVIEWER
-
-
-def _bad(exc: Exception) -> Response:
-    return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
 
 
 class _StartsJobs:
@@ -72,18 +67,15 @@ class CandidateEdgeViewSet(_StartsJobs, mixins.CreateModelMixin, viewsets.ReadOn
         body = CandidateEdgeCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        try:
-            edge = edge_create(
-                source_tool=data["source_tool"],
-                source_field=data["source_field"],
-                target_tool=data["target_tool"],
-                target_param=data["target_param"],
-                transform=data["transform"],
-                score=data["score"],
-                note=data["note"],
-            )
-        except EdgeError as exc:
-            return _bad(exc)
+        edge = edge_create(
+            source_tool=data["source_tool"],
+            source_field=data["source_field"],
+            target_tool=data["target_tool"],
+            target_param=data["target_param"],
+            transform=data["transform"],
+            score=data["score"],
+            note=data["note"],
+        )
         edge = self.get_queryset().get(pk=edge.pk)
         return Response(self.get_serializer(edge).data, status=status.HTTP_201_CREATED)
 
@@ -110,10 +102,7 @@ class CandidateEdgeViewSet(_StartsJobs, mixins.CreateModelMixin, viewsets.ReadOn
         body = ProposeSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         params = {k: v for k, v in body.validated_data.items() if v is not None}
-        try:
-            job = job_start(kind="edge.propose", params=params, user=request.user)
-        except JobError as exc:
-            return _bad(exc)
+        job = job_start(kind="edge.propose", params=params, user=request.user)
         return Response(JobDetailSerializer(job, context={"request": request}).data, status=status.HTTP_201_CREATED)
 
 
@@ -152,11 +141,8 @@ class VerificationRunViewSet(_StartsJobs, mixins.CreateModelMixin, viewsets.Read
     def create(self, request, *args, **kwargs):
         body = VerificationRunCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        try:
-            run = verification_run_create(params=body.validated_data["params"], user=request.user)
-            verification_run_start(run=run, user=request.user)
-        except (EdgeError, JobError) as exc:
-            return _bad(exc)
+        run = verification_run_create(params=body.validated_data["params"], user=request.user)
+        verification_run_start(run=run, user=request.user)
         run = self.get_queryset().get(pk=run.pk)
         return Response(self.get_serializer(run).data, status=status.HTTP_201_CREATED)
 
@@ -168,10 +154,7 @@ class VerificationRunViewSet(_StartsJobs, mixins.CreateModelMixin, viewsets.Read
     @action(detail=True, methods=["post"])
     def resume(self, request, pk=None):
         run = self.get_object()
-        try:
-            verification_run_resume(run=run, user=request.user)
-        except (EdgeError, JobError) as exc:
-            return _bad(exc)
+        verification_run_resume(run=run, user=request.user)
         return Response(self.get_serializer(self.get_queryset().get(pk=run.pk)).data)
 
 

@@ -13,7 +13,6 @@ from rest_framework.throttling import ScopedRateThrottle
 from kopa_site.filtersets import JobFilterSet
 from kopa_site.jobs import (
     JobError,
-    JobNotCancellable,
     UnknownJobKind,
     get_kind,
     job_can_cancel,
@@ -158,6 +157,4 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Create
             job = job_cancel(job=job, user=request.user)
         except DjangoPermissionDenied as exc:
             raise PermissionDenied(str(exc)) from None
-        except JobNotCancellable as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         return Response(JobDetailSerializer(job, context=self.get_serializer_context()).data)

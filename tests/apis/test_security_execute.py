@@ -72,7 +72,7 @@ def test_a_500_page_shows_no_key_even_with_debug_on(reviewer_api, live, settings
     def broken_log(plan, result):
         raise RuntimeError("the log table is gone")
 
-    monkeypatch.setattr("apis.services._log", broken_log)
+    monkeypatch.setattr("apis.services.execution._log", broken_log)
     reviewer_api.raise_request_exception = False
     pages = []
     for body in ({"mode": "live", "params": APT_TRADE_PARAMS}, {**{"service_key": ONE_OFF}, "mode": "live"}):
@@ -89,7 +89,8 @@ def test_a_500_page_shows_no_key_even_with_debug_on(reviewer_api, live, settings
 
 def test_a_call_that_went_out_is_logged_even_with_values_the_log_cannot_store(live, monkeypatch):
     tool, listener = live
-    monkeypatch.setattr("apis.services.check_value", lambda value, **kwargs: None)  # an unforeseen value slips by
+    # An unforeseen value slips by the check.
+    monkeypatch.setattr("apis.services.execution.check_value", lambda value, **kwargs: None)
     execution = tool_execute(tool=tool, params={**APT_TRADE_PARAMS, "x": float("inf")}, mode="live")
     assert listener.hits == 1
     row = ApiCall.objects.get(pk=execution.call.pk)

@@ -176,7 +176,7 @@ def test_the_job_runs_the_run_and_reports_progress(snapshot, reviewer, django_ca
     assert job.kind == "edge.synthesize" and job.status == Job.Status.SUCCEEDED, job.error
     assert job.result["run"] == run.pk and job.result["kept"] == 2 and job.progress_done == 2
     assert run.status == "finished" and run.job_id == job.pk
-    with pytest.raises(SynthesisError, match="is finished"):
+    with pytest.raises(SynthesisError, match="has finished; start a new run"):
         synthesis_run_start(run=run, user=reviewer)
     assert TrajectoryCall.objects.filter(trajectory__run=run).exists()
 

@@ -8,22 +8,16 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 
-from kopa_site.jobs import JobError
 from kopa_site.roles import ANNOTATOR, REVIEWER
 from training.api.serializers import TrainingMetricSerializer, TrainingRunCreateSerializer, TrainingRunSerializer
 from training.models import TrainingMetric
 from training.selectors import run_list
 from training.services import (
-    TrainingError,
     training_run_cancel,
     training_run_create,
     training_run_resume,
     training_run_start,
 )
-
-
-def _bad(exc: Exception) -> Response:
-    return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
 
 
 @extend_schema_view(
@@ -56,31 +50,22 @@ class TrainingRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet)
     def create(self, request, *args, **kwargs):
         body = TrainingRunCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        try:
-            run = training_run_create(user=request.user, **body.validated_data)
-            training_run_start(run=run, user=request.user)
-        except (TrainingError, JobError) as exc:
-            return _bad(exc)
+        run = training_run_create(user=request.user, **body.validated_data)
+        training_run_start(run=run, user=request.user)
         return Response(self._fresh(run), status=status.HTTP_201_CREATED)
 
     @extend_schema(summary="Cancel the run's job (stops its process group)", request=None)
     @action(detail=True, methods=["post"])
     def cancel(self, request, pk=None):
         run = self.get_object()
-        try:
-            training_run_cancel(run=run, user=request.user)
-        except (TrainingError, JobError) as exc:
-            return _bad(exc)
+        training_run_cancel(run=run, user=request.user)
         return Response(self._fresh(run))
 
     @extend_schema(summary="Continue a stopped or failed run from its last checkpoint", request=None)
     @action(detail=True, methods=["post"])
     def resume(self, request, pk=None):
         run = self.get_object()
-        try:
-            training_run_resume(run=run, user=request.user)
-        except (TrainingError, JobError) as exc:
-            return _bad(exc)
+        training_run_resume(run=run, user=request.user)
         return Response(self._fresh(run))
 
     @extend_schema(summary="The run's logged steps (SFT and GRPO)", responses=TrainingMetricSerializer(many=True))
