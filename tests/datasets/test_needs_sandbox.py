@@ -7,10 +7,12 @@ The snapshot holds exactly the edges the need catalog travels, stored as verifie
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import pytest
 
 from apis.engine.korean_text import find_word, numbers_match, read_quantities
+from datasets.engine.diversity import blank
 from datasets.engine.naturalness import CODE_TOKEN, CRITERIA
 from datasets.engine.needs import NEEDS
 from datasets.models import SynthesisRun, Trajectory
@@ -95,5 +97,17 @@ def test_a_default_run_writes_requests_users_would_type_and_answers_that_answer(
     # Diversity: every domain is there, no template dominates, three registers.
     diversity = run.diversity
     assert len(diversity["domains"]) >= 8 and diversity["max_per_template"] <= 0.1 * len(kept) + 2
-    registers = {t.generator_note.rsplit(" ", 1)[-1] for t in kept}
-    assert registers == {"haeyo", "banmal", "hamnida"}
+    registers = Counter(t.generator_note.rsplit(" ", 1)[-1] for t in kept)
+    assert set(registers) == {"haeyo", "banmal", "hamnida"}
+    # The wording varies: with its places, dates and names blanked, no request repeats more than 3 times in 200,
+    # and the three registers are balanced (each within a few items of a third).
+    wordings = Counter(blank(t.request, t.named) for t in kept)
+    assert max(wordings.values()) <= 3, wordings.most_common(3)
+    assert len(wordings) >= 0.6 * len(kept), len(wordings)
+    assert max(registers.values()) - min(registers.values()) <= 0.05 * len(kept) + 2, registers
+    assert diversity["max_per_request_template"] == max(wordings.values())
+    assert diversity["registers"] == dict(registers.most_common())
+    # Items per need are capped (an even share with room), and the report says so per run.
+    per_need = Counter(t.facts["need"] for t in kept)
+    assert max(per_need.values()) <= run.counters["cap_per_need"], per_need
+    assert diversity["needs"] == {k: v for k, v in sorted(per_need.items(), key=lambda kv: (-kv[1], kv[0]))}
