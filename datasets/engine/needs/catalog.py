@@ -204,7 +204,8 @@ async def bus_stop(ctx: Ctx) -> tuple[Result, dict, str]:
         - {""}
         - {n for n in (str(r.get("stNm", "")) for r in known) if re.search(r"[()A-Za-z]|\d\.|\.\d", n)}
     )
-    label_ = ctx.choice(labels)
+    # Names people say: a short label (not two landmarks run together, '63빌딩.가톨릭대학교여의도성모병원').
+    label_ = ctx.choice([n for n in labels if n.count(".") <= 1 and len(spoken_stop(n)) <= 14] or labels)
     typed = spoken_stop(label_)
     words = typed.split()
     word = next((w for w in words if w.endswith("역")), words[0])  # the station a stop is named after, if any
@@ -1020,18 +1021,19 @@ async def subscription_types(ctx: Ctx) -> Outcome:
     region = ctx.choice(entries("subscription_regions"))
     # The user knows the complex by name (from an ad, a news item); the agent searches notices by that name.
     known = await ctx.scout("get_apt_lttot_pblanc_detail", {"cond[SUBSCRPT_AREA_CODE_NM::EQ]": region, "perPage": "20"})
-    house = ctx.choice(sorted({str(r.get("HOUSE_NM", "")).strip() for r in known} - {""}))
+    label_ = ctx.choice(sorted({str(r.get("HOUSE_NM", "")).strip() for r in known} - {""}))
+    house = re.sub(r"\s*\([^)]*\)", "", label_).strip() or label_  # '… 신혼희망타운(공공분양)' as people say it
     found = await ctx.call(
         "get_apt_lttot_pblanc_detail",
         {"cond[HOUSE_NM::LIKE]": house, "cond[SUBSCRPT_AREA_CODE_NM::EQ]": region, "perPage": "10"},
     )
-    same = [r for r in found.records if str(r.get("HOUSE_NM", "")).strip() == house]
+    same = [r for r in found.records if re.sub(r"\s*\([^)]*\)", "", str(r.get("HOUSE_NM", ""))).strip() == house]
     if len(same) != 1:
         raise Discard("need.ambiguous", f"{len(same)} notices named {house}")
     record = same[0]
-    ctx.pick(found, record, criterion="named", field="HOUSE_NM")
+    ctx.pick(found, record, criterion="named", field="HOUSE_NM", value=label_)
     ctx.name(region)
-    ctx.name(house)
+    ctx.name(house, label_)
     models = await ctx.call(
         "get_apt_lttot_pblanc_mdl",
         {},
