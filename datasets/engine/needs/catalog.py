@@ -469,7 +469,7 @@ async def places_in_district(ctx: Ctx) -> Outcome:
         ctx.answer(places, "title", t)
     ctx.asked(kind, *shown[:1])
     listing = ", ".join(shown)
-    same_names = f"(같은 이름이 있어 이름으로는 {len(titles)}개)" if len(titles) < total else ""
+    same_names = f"(이름이 같은 곳이 있어 서로 다른 이름은 {len(titles)}개)" if len(titles) < total else ""
     if len(titles) <= len(shown):
         answer = f"{city} {gu}의 {kind}는 모두 {total}곳{same_names}이에요: {listing}."
     else:
