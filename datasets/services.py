@@ -721,6 +721,7 @@ def _run_needs(run, params, planner, rows, tools, reporter, counters, discarded,
             if not deduper.is_new(key):
                 counters["duplicates"] += 1
                 planner.repeated(need.id)
+                book.drop(done)
                 continue
             item = execution_item(plan, execution, text, tools, rows, mode=params["mode"])
             results = voices.filters(item, counters)
@@ -732,6 +733,7 @@ def _run_needs(run, params, planner, rows, tools, reporter, counters, discarded,
             else:
                 counters["filtered"] += 1
                 failed[first_failure(results)] += 1
+                book.drop(done)
         counts = _counters_dict(counters, discarded, failed, samples, time.monotonic() - started)
         SynthesisRun.objects.filter(pk=run.pk).update(counters=counts)
         reporter.progress(

@@ -104,7 +104,7 @@ def test_a_default_run_writes_requests_users_would_type_and_answers_that_answer(
     wordings = Counter(blank(t.request, t.named) for t in kept)
     assert max(wordings.values()) <= 3, wordings.most_common(3)
     assert len(wordings) >= 0.6 * len(kept), len(wordings)
-    assert max(registers.values()) - min(registers.values()) <= 0.05 * len(kept) + 2, registers
+    assert max(registers.values()) - min(registers.values()) <= 2, registers
     assert diversity["max_per_request_template"] == max(wordings.values())
     assert diversity["registers"] == dict(registers.most_common())
     # Items per need are capped (an even share with room), and the report says so per run.

@@ -107,6 +107,13 @@ class Phrasebook:
         self.templates[f"{need_id}:{template}"] += 1
         return register, template
 
+    def drop(self, realised: Realised) -> None:
+        """A written item the run does not keep (a duplicate, or filtered): its register and wording are free again."""
+        template = realised.execution.facts.get("request_template")
+        if realised.register and template:
+            self.registers[realised.register] -= 1
+            self.templates[f"{realised.need.id}:{template}"] -= 1
+
 
 def write(realised: Realised, *, seed: object, book: Phrasebook | None = None) -> Text:
     """The request in a register and variant the run's phrasebook picks (a fresh one: any register, by the seed),

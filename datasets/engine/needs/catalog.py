@@ -204,8 +204,10 @@ async def bus_stop(ctx: Ctx) -> tuple[Result, dict, str]:
         - {""}
         - {n for n in (str(r.get("stNm", "")) for r in known) if re.search(r"[()A-Za-z]|\d\.|\.\d", n)}
     )
-    # Names people say: a short label (not two landmarks run together, '63빌딩.가톨릭대학교여의도성모병원').
-    label_ = ctx.choice([n for n in labels if n.count(".") <= 1 and len(spoken_stop(n)) <= 14] or labels)
+    # Names people say: a short label, not two landmarks run together ('지적공사.여의도자이'), unless the first is the
+    # station the stop is named after ('혜화역.마로니에공원' -> '혜화역 마로니에공원').
+    said = [n for n in labels if len(spoken_stop(n)) <= 14 and ("." not in n or re.fullmatch(r"[^.]+역\.[^.]+", n))]
+    label_ = ctx.choice(said or labels)
     typed = spoken_stop(label_)
     words = typed.split()
     word = next((w for w in words if w.endswith("역")), words[0])  # the station a stop is named after, if any
