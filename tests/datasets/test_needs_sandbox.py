@@ -92,6 +92,21 @@ def test_a_default_run_writes_requests_users_would_type_and_answers_that_answer(
             )
         assert not re.search(r"\((?:으|이|을|를|은|는|과|와|가)\)|\{|\}", t.request + t.answer)
 
+        # Named lookups go through the API's own name filter, with the name as the request writes it; stops are
+        # searched with a word the user typed and matched by name.
+        first = calls[0]
+        if facts["need"] == "hospital_hours":
+            assert first.arguments["yadmNm"] in t.request and first.arguments["emdongNm"] in t.request
+        if facts["need"] == "subscription_types":
+            assert (
+                first.arguments["cond[HOUSE_NM::LIKE]"] in t.request
+                and "(" not in first.arguments["cond[HOUSE_NM::LIKE]"]
+            )
+        if first.tool_name == "get_station_by_name":
+            typed = facts["named"][0][0]
+            assert first.arguments["stSrch"] in typed.split() and f"{typed} " in t.request, (t.request, typed)
+            assert facts["picks"][0]["criterion"] == "named"
+
     needs = {t.facts["need"] for t in kept}
     assert needs >= DOCUMENTED, DOCUMENTED - needs
     # Diversity: every domain is there, no template dominates, three registers.
