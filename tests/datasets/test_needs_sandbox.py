@@ -114,11 +114,11 @@ def test_a_default_run_writes_requests_users_would_type_and_answers_that_answer(
     assert len(diversity["domains"]) >= 8 and diversity["max_per_template"] <= 0.1 * len(kept) + 2
     registers = Counter(t.generator_note.rsplit(" ", 1)[-1] for t in kept)
     assert set(registers) == {"haeyo", "banmal", "hamnida"}
-    # The wording varies: with its places, dates and names blanked, no request repeats more than 3 times in 200,
+    # The wording varies: with its places, dates and names blanked, no request repeats more than twice in 200,
     # and the three registers are balanced (each within a few items of a third).
     wordings = Counter(blank(t.request, t.named) for t in kept)
-    assert max(wordings.values()) <= 3, wordings.most_common(3)
-    assert len(wordings) >= 0.6 * len(kept), len(wordings)
+    assert max(wordings.values()) <= 2, wordings.most_common(3)
+    assert len(wordings) >= 0.9 * len(kept), len(wordings)
     assert max(registers.values()) - min(registers.values()) <= 2, registers
     assert diversity["max_per_request_template"] == max(wordings.values())
     assert diversity["registers"] == dict(registers.most_common())

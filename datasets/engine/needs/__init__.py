@@ -86,8 +86,9 @@ class NeedPlanner:
 
 
 class Phrasebook:
-    """The run's use of registers and request variants: each request takes the register used least so far (ties by
-    the seed), then the variant of that register used least, so a run spreads over every wording it has."""
+    """The run's use of registers and request variants: each request takes the register its need used least so far
+    (ties: the one the run used least, then the seed), then the need's variant of that register used least, so a run
+    spreads over every wording it has."""
 
     def __init__(self) -> None:
         self.registers: Counter[str] = Counter()
@@ -101,9 +102,14 @@ class Phrasebook:
         fitting = {r: vs for r, vs in fitting.items() if vs}
         if not fitting:
             raise KeyError(f"need {need_id} has no request variant for the slots {sorted(slots)}")
-        register = min(sorted(fitting), key=lambda r: (self.registers[r], rng.random()))
+        # The need's own items spread over the registers first (so its wordings of each register last longest),
+        # then the run's.
+        register = min(
+            sorted(fitting), key=lambda r: (self.registers[f"{need_id}:{r}"], self.registers[r], rng.random())
+        )
         template = min(fitting[register], key=lambda v: (self.templates[f"{need_id}:{v}"], rng.random()))
         self.registers[register] += 1
+        self.registers[f"{need_id}:{register}"] += 1
         self.templates[f"{need_id}:{template}"] += 1
         return register, template
 
@@ -112,6 +118,7 @@ class Phrasebook:
         template = realised.execution.facts.get("request_template")
         if realised.register and template:
             self.registers[realised.register] -= 1
+            self.registers[f"{realised.need.id}:{realised.register}"] -= 1
             self.templates[f"{realised.need.id}:{template}"] -= 1
 
 
