@@ -756,9 +756,9 @@ def _diversity_row(trajectory: Trajectory) -> dict[str, Any]:
         "domain": (trajectory.facts or {}).get("domain") or "",
         "need": (trajectory.facts or {}).get("need") or "",
         "register": (trajectory.facts or {}).get("register") or "",
-        "request_template": blank(trajectory.request, trajectory.named or [])
-        if (trajectory.facts or {}).get("need")
-        else "",
+        # The wording the writer filled (need items), else the request with the values it names blanked.
+        "request_template": (trajectory.facts or {}).get("request_template")
+        or (blank(trajectory.request, trajectory.named or []) if (trajectory.facts or {}).get("need") else ""),
         "calls": len(trajectory.calls.all()),
         "edges": [f"{steps[s['parent']]['name']}>{s['name']}" for s in steps if s.get("parent") is not None],
     }

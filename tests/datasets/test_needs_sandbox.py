@@ -120,7 +120,8 @@ def test_a_default_run_writes_requests_users_would_type_and_answers_that_answer(
     assert max(wordings.values()) <= 2, wordings.most_common(3)
     assert len(wordings) >= 0.9 * len(kept), len(wordings)
     assert max(registers.values()) - min(registers.values()) <= 2, registers
-    assert diversity["max_per_request_template"] == max(wordings.values())
+    templates = Counter(t.facts["request_template"] for t in kept)  # the exact wording the writer filled
+    assert diversity["max_per_request_template"] == max(templates.values()) <= 2, templates.most_common(3)
     assert diversity["registers"] == dict(registers.most_common())
     # Items per need are capped (an even share with room), and the report says so per run.
     per_need = Counter(t.facts["need"] for t in kept)
