@@ -6,6 +6,8 @@ import django_filters
 from django.db.models import Q
 from django.utils import timezone
 
+from datasets.engine.filters import STAGES
+from datasets.engine.naturalness import PROBLEM_CLASSES
 from datasets.models import ReviewDecision, SynthesisRun, Trajectory
 from graphs.engine.walk import JUNCTIONS
 
@@ -28,8 +30,12 @@ class TrajectoryFilterSet(django_filters.FilterSet):
     min_length = django_filters.NumberFilter(field_name="length", lookup_expr="gte", label="Min length")
     max_length = django_filters.NumberFilter(field_name="length", lookup_expr="lte", label="Max length")
     generator = django_filters.ChoiceFilter(choices=Trajectory.Generator.choices)
-    failed_stage = django_filters.ChoiceFilter(
-        choices=[("format", "format"), ("execution", "execution"), ("semantic", "semantic")], label="Failed stage"
+    failed_stage = django_filters.ChoiceFilter(choices=[(s, s) for s in STAGES], label="Failed stage")
+    natural_problem = django_filters.ChoiceFilter(
+        choices=[(c, c) for c in PROBLEM_CLASSES],
+        method="by_natural_problem",
+        label="Naturalness problem",
+        help_text="The naturalness and coherence stage named this problem (gating or advisory).",
     )
     template = django_filters.CharFilter(field_name="template_id", label="Template id")
     flag = django_filters.ChoiceFilter(
@@ -57,6 +63,7 @@ class TrajectoryFilterSet(django_filters.FilterSet):
             "length",
             "generator",
             "template",
+            "natural_problem",
             "flag",
             "annotator",
         ]
@@ -73,6 +80,9 @@ class TrajectoryFilterSet(django_filters.FilterSet):
 
     def by_tool(self, queryset, name, value):
         return queryset.filter(tool_tags__contains=f",{value.strip()},")
+
+    def by_natural_problem(self, queryset, name, value):
+        return queryset.filter(filters__natural__problems__icontains=f"{value}:")
 
     def by_provider(self, queryset, name, value):
         return queryset.filter(provider_tags__contains=f",{value.strip()},")

@@ -30,10 +30,10 @@ from apis.services import MODES, ToolExecutionError, tool_execute_async
 from datasets.engine import export as export_engine
 from datasets.engine import phrasing
 from datasets.engine.dedupe import Deduper, dedupe_key
-from datasets.engine.diversity import diversity_report
+from datasets.engine.diversity import blank, diversity_report
 from datasets.engine.filters import first_failure, passed, run_filters
 from datasets.engine.items import build_item, used_tools
-from datasets.engine.needs import NeedPlanner, Verified, llm_rewrite, realise, write
+from datasets.engine.needs import NeedPlanner, Phrasebook, Verified, llm_rewrite, realise, write
 from datasets.engine.synthesis import Execution, execute_plan
 from datasets.models import SynthesisRun, Trajectory, TrajectoryCall, TrajectoryStep
 from graphs.engine import trials as TR
@@ -494,6 +494,7 @@ def _counters_dict(counters: Counter, discarded: Counter, failed: Counter, sampl
         if counters.get("fallback:coverage")
         else "",
         "llm_errors": counters["llm_errors"],
+        **({"cap_per_need": counters["cap_per_need"]} if counters.get("cap_per_need") else {}),
         "generators": {k.removeprefix("gen:"): v for k, v in counters.items() if k.startswith("gen:")},
         "discarded": dict(discarded.most_common()),
         "failed_filters": dict(failed.most_common()),
@@ -671,6 +672,8 @@ def _run_needs(run, params, planner, rows, tools, reporter, counters, discarded,
     voices = _Voices(params)
     deduper = Deduper(Trajectory.objects.values_list("dedupe_key", flat=True))
     clock = _clock(params["mode"])
+    book = Phrasebook()
+    counters["cap_per_need"] = planner.cap
     reporter.log(
         f"run #{run.pk}: graph v{run.snapshot.version}, {len(planner.needs)} needs available "
         f"({len(planner.unavailable)} not: {', '.join(planner.unavailable) or '-'}), {count} trajectories wanted, "
@@ -701,13 +704,14 @@ def _run_needs(run, params, planner, rows, tools, reporter, counters, discarded,
             counters["executed"] += 1
             if counters["kept"] >= count:
                 continue
-            text = write(done, seed=f"{params['seed']}:{attempt}")
+            text = write(done, seed=f"{params['seed']}:{attempt}", book=book)
             if voices.writer is not None:  # the optional LLM rewords the request under the same checks
                 text = _llm_reworded(voices.writer, done, text, plan, execution, tools, rows, params)
             key = dedupe_key(plan.template_id, [c.to_dict() for c in execution.calls])
             if not deduper.is_new(key):
                 counters["duplicates"] += 1
                 planner.repeated(need.id)
+                book.drop(done)
                 continue
             item = execution_item(plan, execution, text, tools, rows, mode=params["mode"])
             results = voices.filters(item, counters)
@@ -719,6 +723,7 @@ def _run_needs(run, params, planner, rows, tools, reporter, counters, discarded,
             else:
                 counters["filtered"] += 1
                 failed[first_failure(results)] += 1
+                book.drop(done)
         counts = _counters_dict(counters, discarded, failed, samples, time.monotonic() - started)
         SynthesisRun.objects.filter(pk=run.pk).update(counters=counts)
         reporter.progress(
@@ -740,6 +745,10 @@ def _diversity_row(trajectory: Trajectory) -> dict[str, Any]:
         "generator": trajectory.generator,
         "domain": (trajectory.facts or {}).get("domain") or "",
         "need": (trajectory.facts or {}).get("need") or "",
+        "register": (trajectory.facts or {}).get("register") or "",
+        # The wording the writer filled (need items), else the request with the values it names blanked.
+        "request_template": (trajectory.facts or {}).get("request_template")
+        or (blank(trajectory.request, trajectory.named or []) if (trajectory.facts or {}).get("need") else ""),
         "calls": len(trajectory.calls.all()),
         "edges": [f"{steps[s['parent']]['name']}>{s['name']}" for s in steps if s.get("parent") is not None],
     }

@@ -9,6 +9,7 @@ from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from datasets.engine.filters import STAGES
 from datasets.filtersets import TrajectoryFilterSet
 from datasets.models import SynthesisRun, Trajectory
 from datasets.selectors import run_list, status_counts, trajectory_detail, trajectory_list
@@ -165,6 +166,8 @@ def trajectory_detail_page(request, pk: int):
             "steps": steps,
             "calls": calls,
             "facts": facts,
-            "filters": [(stage, trajectory.filters.get(stage) or {}) for stage in ("format", "execution", "semantic")],
+            "filters": [
+                (stage, trajectory.filters.get(stage) or {}) for stage in STAGES if stage in trajectory.filters
+            ],
         },
     )

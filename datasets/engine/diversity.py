@@ -21,6 +21,16 @@ def evenness(counts: Mapping[Any, int]) -> float | None:
     return round(entropy / math.log(len(counts)), 4)
 
 
+def blank(request: str, named: Iterable[Iterable[str]]) -> str:
+    """The request with every value it names blanked ('관악구 봉천동 인구 몇 명이야?' -> '○ ○ 인구 몇 명이야?'): two
+    items share a blanked request when they share their wording, whatever places or dates they name."""
+    text = str(request)
+    renderings = sorted({str(v) for options in named for v in options if str(v).strip()}, key=len, reverse=True)
+    for value in renderings:
+        text = text.replace(value, "○")
+    return text
+
+
 def _sorted(counter: Counter) -> dict[str, int]:
     return {str(k): v for k, v in sorted(counter.items(), key=lambda kv: (-kv[1], str(kv[0])))}
 
@@ -28,8 +38,10 @@ def _sorted(counter: Counter) -> dict[str, int]:
 def diversity_report(
     items: Iterable[Mapping[str, Any]], *, graph_tools: int | None = None, graph_edges: int | None = None
 ) -> dict[str, Any]:
-    """items: {tools, providers, junctions, length, template_id, generator, calls (count), edges (ids)}."""
+    """items: {tools, providers, junctions, length, template_id, generator, calls (count), edges (ids)}, and for
+    need-first items domain, need, register and request_template (the request with its named values blanked)."""
     tools, providers, junctions, lengths, templates, generators, domains, needs = (Counter() for _ in range(8))
+    registers, wordings = Counter(), Counter()
     edges: set[Any] = set()
     n = calls = 0
     for item in items:
@@ -44,6 +56,10 @@ def diversity_report(
             domains[item["domain"]] += 1
         if item.get("need"):
             needs[item["need"]] += 1
+        if item.get("register"):
+            registers[item["register"]] += 1
+        if item.get("request_template"):
+            wordings[item["request_template"]] += 1
         calls += int(item.get("calls") or 0)
         edges.update(item.get("edges") or ())
     report: dict[str, Any] = {
@@ -57,6 +73,10 @@ def diversity_report(
         "domains": _sorted(domains),
         "needs": _sorted(needs),
         "max_per_template": max(templates.values(), default=0),
+        "registers": _sorted(registers),
+        "request_templates": len(wordings),
+        "max_per_request_template": max(wordings.values(), default=0),
+        "top_request_templates": [{"request": t, "items": c} for t, c in wordings.most_common(5)],
         "top_templates": [{"template_id": t, "items": c} for t, c in templates.most_common(5)],
         "mean_length": round(sum(k * v for k, v in lengths.items()) / n, 2) if n else None,
         "mean_calls": round(calls / n, 2) if n else None,
@@ -66,6 +86,7 @@ def diversity_report(
             "junctions": evenness(junctions),
             "templates": evenness(templates),
             "domains": evenness(domains),
+            "registers": evenness(registers),
         },
     }
     if graph_tools:

@@ -257,5 +257,8 @@ def naturalness_problems(item: Mapping[str, Any], checks: Sequence = CHECKS) -> 
     return problems
 
 
+PROBLEM_CLASSES = tuple(check.__name__ for check in CHECKS)
+
+
 def problem_classes(problems: Sequence[str]) -> list[str]:
     return sorted({p.split(":", 1)[0] for p in problems})

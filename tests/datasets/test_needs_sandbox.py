@@ -7,10 +7,12 @@ The snapshot holds exactly the edges the need catalog travels, stored as verifie
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import pytest
 
 from apis.engine.korean_text import find_word, numbers_match, read_quantities
+from datasets.engine.diversity import blank
 from datasets.engine.naturalness import CODE_TOKEN, CRITERIA
 from datasets.engine.needs import NEEDS
 from datasets.models import SynthesisRun, Trajectory
@@ -90,10 +92,38 @@ def test_a_default_run_writes_requests_users_would_type_and_answers_that_answer(
             )
         assert not re.search(r"\((?:으|이|을|를|은|는|과|와|가)\)|\{|\}", t.request + t.answer)
 
+        # Named lookups go through the API's own name filter, with the name as the request writes it; stops are
+        # searched with a word the user typed and matched by name.
+        first = calls[0]
+        if facts["need"] == "hospital_hours":
+            assert first.arguments["yadmNm"] in t.request and first.arguments["emdongNm"] in t.request
+        if facts["need"] == "subscription_types":
+            assert (
+                first.arguments["cond[HOUSE_NM::LIKE]"] in t.request
+                and "(" not in first.arguments["cond[HOUSE_NM::LIKE]"]
+            )
+        if first.tool_name == "get_station_by_name":
+            typed = facts["named"][0][0]
+            assert first.arguments["stSrch"] in typed.split() and f"{typed} " in t.request, (t.request, typed)
+            assert facts["picks"][0]["criterion"] == "named"
+
     needs = {t.facts["need"] for t in kept}
     assert needs >= DOCUMENTED, DOCUMENTED - needs
     # Diversity: every domain is there, no template dominates, three registers.
     diversity = run.diversity
     assert len(diversity["domains"]) >= 8 and diversity["max_per_template"] <= 0.1 * len(kept) + 2
-    registers = {t.generator_note.rsplit(" ", 1)[-1] for t in kept}
-    assert registers == {"haeyo", "banmal", "hamnida"}
+    registers = Counter(t.generator_note.rsplit(" ", 1)[-1] for t in kept)
+    assert set(registers) == {"haeyo", "banmal", "hamnida"}
+    # The wording varies: with its places, dates and names blanked, no request repeats more than twice in 200,
+    # and the three registers are balanced (each within a few items of a third).
+    wordings = Counter(blank(t.request, t.named) for t in kept)
+    assert max(wordings.values()) <= 2, wordings.most_common(3)
+    assert len(wordings) >= 0.9 * len(kept), len(wordings)
+    assert max(registers.values()) - min(registers.values()) <= 2, registers
+    templates = Counter(t.facts["request_template"] for t in kept)  # the exact wording the writer filled
+    assert diversity["max_per_request_template"] == max(templates.values()) <= 2, templates.most_common(3)
+    assert diversity["registers"] == dict(registers.most_common())
+    # Items per need are capped (an even share with room), and the report says so per run.
+    per_need = Counter(t.facts["need"] for t in kept)
+    assert max(per_need.values()) <= run.counters["cap_per_need"], per_need
+    assert diversity["needs"] == {k: v for k, v in sorted(per_need.items(), key=lambda kv: (-kv[1], kv[0]))}

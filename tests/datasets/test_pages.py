@@ -97,6 +97,27 @@ def test_a_trajectory_page_shows_the_chain_with_its_values_and_provenance(client
     assert reverse("trajectory-messages", args=[trajectory.pk]) in html
 
 
+def test_the_naturalness_stage_shows_on_the_page_with_its_reasons_and_filters_the_list(
+    client_as, annotator, synthesized
+):
+    trajectory = Trajectory.objects.filter(run=synthesized).order_by("id").first()
+    filters = dict(trajectory.filters)
+    filters["natural"] = {
+        "passed": False,
+        "problems": ["procedure: the request narrates the calls ('조회해서')"],
+        "by": "rules",
+    }
+    Trajectory.objects.filter(pk=trajectory.pk).update(filters=filters, failed_stage="natural", status="filtered")
+    browser = client_as(annotator)
+    html = browser.get(reverse("datasets:trajectory", args=[trajectory.pk])).content.decode()
+    assert '<th scope="row">natural</th>' in html and "the request narrates the calls" in html
+    link = reverse("datasets:trajectory", args=[trajectory.pk])
+    listed = browser.get(reverse("datasets:trajectories"), {"natural_problem": "procedure"}).content.decode()
+    assert link in listed and 'value="procedure" selected' in listed
+    assert link not in browser.get(reverse("datasets:trajectories"), {"natural_problem": "raw_code"}).content.decode()
+    assert link in browser.get(reverse("datasets:trajectories"), {"failed_stage": "natural"}).content.decode()
+
+
 def test_pages_use_a_fixed_number_of_queries(client_as, annotator, synthesized, django_assert_max_num_queries):
     browser = client_as(annotator)
     trajectory = Trajectory.objects.filter(run=synthesized).first()

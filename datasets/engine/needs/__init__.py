@@ -19,11 +19,11 @@ from datasets.engine.needs.catalog import NEEDS, phrases
 from datasets.engine.needs.runtime import Need, Realised, Verified, realise
 from datasets.engine.phrasing import Text
 
-REGISTERS = (("haeyo", 0.45), ("banmal", 0.3), ("hamnida", 0.25))
+REGISTERS = (("haeyo", 1 / 3), ("banmal", 1 / 3), ("hamnida", 1 / 3))  # balanced by the run's Phrasebook
 GENERATOR = "need"
 MAX_REPEATS = 4  # a need whose realisations repeat stored ones this often is not chosen again in the run
 
-__all__ = ["NEEDS", "NeedPlanner", "Realised", "Verified", "realise", "write", "REGISTERS", "GENERATOR"]
+__all__ = ["NEEDS", "NeedPlanner", "Phrasebook", "Realised", "Verified", "realise", "write", "REGISTERS", "GENERATOR"]
 
 
 class NeedPlanner:
@@ -85,24 +85,58 @@ class NeedPlanner:
         self.repeats[need_id] += 1
 
 
-def write(realised: Realised, *, seed: object) -> Text:
-    """The request in a register drawn by the seed, and the program's answer."""
+class Phrasebook:
+    """The run's use of registers and request variants: each request takes the register its need used least so far
+    (ties: the one the run used least, then the seed), then the need's variant of that register used least, so a run
+    spreads over every wording it has."""
+
+    def __init__(self) -> None:
+        self.registers: Counter[str] = Counter()
+        self.templates: Counter[str] = Counter()
+
+    def choose(self, need_id: str, slots: set[str], rng: random.Random) -> tuple[str, str]:
+        requests = phrases()["requests"][need_id]
+        fitting = {
+            r: [v for v in requests.get(r) or () if K.slots(v) <= slots] for r, _ in REGISTERS if requests.get(r)
+        }
+        fitting = {r: vs for r, vs in fitting.items() if vs}
+        if not fitting:
+            raise KeyError(f"need {need_id} has no request variant for the slots {sorted(slots)}")
+        # The need's own items spread over the registers first (so its wordings of each register last longest),
+        # then the run's.
+        register = min(
+            sorted(fitting), key=lambda r: (self.registers[f"{need_id}:{r}"], self.registers[r], rng.random())
+        )
+        template = min(fitting[register], key=lambda v: (self.templates[f"{need_id}:{v}"], rng.random()))
+        self.registers[register] += 1
+        self.registers[f"{need_id}:{register}"] += 1
+        self.templates[f"{need_id}:{template}"] += 1
+        return register, template
+
+    def drop(self, realised: Realised) -> None:
+        """A written item the run does not keep (a duplicate, or filtered): its register and wording are free again."""
+        template = realised.execution.facts.get("request_template")
+        if realised.register and template:
+            self.registers[realised.register] -= 1
+            self.registers[f"{realised.need.id}:{realised.register}"] -= 1
+            self.templates[f"{realised.need.id}:{template}"] -= 1
+
+
+def write(realised: Realised, *, seed: object, book: Phrasebook | None = None) -> Text:
+    """The request in a register and variant the run's phrasebook picks (a fresh one: any register, by the seed),
+    and the program's answer."""
     rng = random.Random(f"write:{realised.need.id}:{seed}")
     outcome = realised.outcome
     assert outcome is not None
-    requests = phrases()["requests"][realised.need.id]
-    registers = [(r, w) for r, w in REGISTERS if requests.get(r)]
-    register = rng.choices([r for r, _ in registers], weights=[w for _, w in registers])[0]
-    variants = [v for v in requests[register] if K.slots(v) <= set(outcome.slots)]
-    if not variants:
-        variants = [v for r, _ in registers for v in requests[r] if K.slots(v) <= set(outcome.slots)]
-    template = variants[rng.randrange(len(variants))]
+    register, template = (book or Phrasebook()).choose(realised.need.id, set(outcome.slots), rng)
     realised.register = register
     values = dict(outcome.slots)
     if "gu" in values and values.get("city") not in (None, "서울") and "{city" not in template:
         values["gu"] = f"{values['city']} {values['gu']}"  # 북구 alone is three cities' district
     request = K.fill(template, values)
     realised.request = request
+    facts = realised.execution.facts
+    facts["register"], facts["request_template"] = register, template
     return Text(request, outcome.answer, GENERATOR, outcome.short, note=f"need {realised.need.id}, register {register}")
 
 

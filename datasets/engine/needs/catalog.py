@@ -181,15 +181,44 @@ def air_sentence(ctx: Ctx, air: Result, nearest: Mapping, latest: Mapping) -> tu
     return text + advice, f"PM10 {fmt(pm10)}, PM2.5 {fmt(pm25)}"
 
 
+def spoken_stop(label: str) -> str:
+    """A Seoul stop's label as a user types it: '혜화역1번출구' -> '혜화역 1번 출구', '혜화역.마로니에공원' ->
+    '혜화역 마로니에공원', '9호선노량진역' -> '9호선 노량진역'."""
+    text = re.sub(r"(?<=[가-힣])\.(?=[가-힣])", " ", label.strip())
+    text = re.sub(r"(?<=역)(?=\d)", " ", text)
+    text = re.sub(r"(?<=호선)(?=[가-힣])", " ", text)
+    text = re.sub(r"(?<=\d번)(?=[가-힣])", " ", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def same_stop(label: Any, typed: str) -> bool:
+    return re.sub(r"[\s.]", "", str(label)) == re.sub(r"[\s.]", "", typed)
+
+
 async def bus_stop(ctx: Ctx) -> tuple[Result, dict, str]:
-    word = ctx.choice(entries("bus_stop_words"))
+    """A stop the user names as people write it; the agent searches with a word of the name (the station it is named
+    after, else the first) and takes the record whose label is that name (spaces and dots aside)."""
+    known = await ctx.scout("get_station_by_name", {"stSrch": ctx.choice(entries("bus_stop_words"))})
+    labels = sorted(
+        {str(r.get("stNm", "")).strip() for r in known}
+        - {""}
+        - {n for n in (str(r.get("stNm", "")) for r in known) if re.search(r"[()A-Za-z]|\d\.|\.\d", n)}
+    )
+    # Names people say: a short label, not two landmarks run together ('지적공사.여의도자이'), unless the first is the
+    # station the stop is named after ('혜화역.마로니에공원' -> '혜화역 마로니에공원').
+    said = [n for n in labels if len(spoken_stop(n)) <= 14 and ("." not in n or re.fullmatch(r"[^.]+역\.[^.]+", n))]
+    label_ = ctx.choice(said or labels)
+    typed = spoken_stop(label_)
+    words = typed.split()
+    word = next((w for w in words if w.endswith("역")), words[0])  # the station a stop is named after, if any
     found = await ctx.call("get_station_by_name", {"stSrch": word})
-    names = sorted({str(r.get("stNm", "")).strip() for r in found.records} - {""})
-    name = ctx.choice(names)
-    record = next(r for r in found.records if str(r.get("stNm", "")).strip() == name)
-    ctx.pick(found, record, criterion="named", field="stNm")
-    ctx.name(name, name.replace(".", " "))
-    return found, record, name
+    matching = [r for r in found.records if same_stop(r.get("stNm", ""), typed)]
+    if not matching:
+        raise Discard("need.no_stop", f"{typed} not among the stops found by {word!r}")
+    record = matching[0]
+    ctx.pick(found, record, criterion="named", field="stNm", value=label_)
+    ctx.name(typed, label_)
+    return found, record, typed
 
 
 # --- Air quality -----------------------------------------------------------------------------------------
@@ -311,8 +340,9 @@ async def tourist_site(ctx: Ctx, *, content_type: str = "12", seoul_only=True) -
     region, own = await district(ctx, sido, gu)
     sites = await ctx.call(
         "area_based_list2",
-        {**TOUR, "contentTypeId": content_type, "numOfRows": "20"},
+        {**TOUR, "contentTypeId": content_type, "arrange": "A", "numOfRows": "100"},
         feed=[(REGION_SIDO_TOUR, region, own), (REGION_SGG_TOUR, region, own)],
+        all_pages=True,  # the district's every place, so the one the user names is found wherever it sorts
     )
     names = sorted({str(r.get("title", "")).strip() for r in sites.records} - {""})
     title = ctx.choice(names)
@@ -441,7 +471,7 @@ async def places_in_district(ctx: Ctx) -> Outcome:
         ctx.answer(places, "title", t)
     ctx.asked(kind, *shown[:1])
     listing = ", ".join(shown)
-    same_names = f"(같은 이름이 있어 이름으로는 {len(titles)}개)" if len(titles) < total else ""
+    same_names = f"(이름이 같은 곳이 있어 서로 다른 이름은 {len(titles)}개)" if len(titles) < total else ""
     if len(titles) <= len(shown):
         answer = f"{city} {gu}의 {kind}는 모두 {total}곳{same_names}이에요: {listing}."
     else:
@@ -711,16 +741,38 @@ async def subway_arrival(ctx: Ctx) -> Outcome:
 # --- Health ----------------------------------------------------------------------------------------------
 
 DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+WEEKDAY_FIELDS = ("Mon", "Tue", "Wed", "Thu", "Fri")
+DAY_NAMES = dict(zip(DAYS, "월화수목금토일", strict=True))
+
+
+def weekday_hours(week: Sequence[tuple[str, Any, Any]]) -> tuple[str, str]:
+    """How the weekdays' hours read: '평일 9:00부터 18:00까지 진료하고' when Monday to Friday agree, else each run of
+    days with the same hours ('월·화·목·금 9:00~18:00, 수 9:00~13:00') and the days without hours ('휴진')."""
+    spans: dict[str, list[str]] = {}
+    for day, start, end in week:
+        span = f"{K.hhmm(start)}~{K.hhmm(end)}" if start and end else "휴진"
+        spans.setdefault(span, []).append(DAY_NAMES[day])
+    if len(spans) == 1:
+        (span,) = spans
+        if span == "휴진":
+            return "평일에는 진료하지 않고", "평일 휴진"
+        start, end = span.split("~")
+        return f"평일(월~금) {start}부터 {end}까지 진료하고", f"평일 {span}"
+    parts = [f"{'·'.join(days)}요일 {span}" for span, days in spans.items()]
+    return f"평일은 요일마다 달라서 {', '.join(parts)}이고", "; ".join(parts)
 
 
 async def hospital_hours(ctx: Ctx) -> Outcome:
     dong, gu = ctx.choice(entries("dongs"))
-    found = await ctx.call("get_hosp_basis_list", {"emdongNm": dong, "numOfRows": "30"})
-    mine = [r for r in found.records if gu in str(r.get("addr", "")) and r.get("yadmNm")]
-    if not mine:
-        raise Discard("need.no_hospital", f"{gu} {dong}")
-    record = ctx.choice(mine)
-    name = str(record["yadmNm"]).strip()
+    # The user knows a clinic of the dong by name; the agent finds it through the list's own name filter.
+    known = await ctx.scout("get_hosp_basis_list", {"emdongNm": dong, "numOfRows": "30"})
+    names = sorted({str(r.get("yadmNm", "")).strip() for r in known if gu in str(r.get("addr", ""))} - {""})
+    name = ctx.choice(names)
+    found = await ctx.call("get_hosp_basis_list", {"yadmNm": name, "emdongNm": dong})
+    mine = [r for r in found.records if str(r.get("yadmNm", "")).strip() == name and gu in str(r.get("addr", ""))]
+    if len(mine) != 1:
+        raise Discard("need.ambiguous", f"{len(mine)} facilities named {name} in {gu} {dong}")
+    record = mine[0]
     ctx.pick(found, record, criterion="named", field="yadmNm")
     ctx.name(dong)
     ctx.name(name)
@@ -730,12 +782,16 @@ async def hospital_hours(ctx: Ctx) -> Outcome:
         feed=[(Bind.of("get_hosp_basis_list", "ykiho", "get_dtl_info2_7", "ykiho"), found, record)],
     )
     info = detail.records[0]
-    start, end = info.get("trmtMonStart"), info.get("trmtMonEnd")
-    if not start or not end:
+    # 평일 is Monday to Friday: every weekday's hours are read, and the answer says where they differ.
+    week = [(day, info.get(f"trmt{day}Start"), info.get(f"trmt{day}End")) for day in WEEKDAY_FIELDS]
+    open_days = [(day, s, e) for day, s, e in week if s and e]
+    if not open_days:
         raise Discard("need.no_value", "weekday hours")
-    ctx.answer(detail, "trmtMonStart", start, shown=K.hhmm(start))
-    ctx.answer(detail, "trmtMonEnd", end, shown=K.hhmm(end))
-    ctx.asked("평일 진료", K.hhmm(start))
+    for day, s, e in open_days:
+        ctx.answer(detail, f"trmt{day}Start", s, shown=K.hhmm(s))
+        ctx.answer(detail, f"trmt{day}End", e, shown=K.hhmm(e))
+    weekday_text, weekday_short = weekday_hours(week)
+    ctx.asked("평일 진료", K.hhmm(open_days[0][1]))
     sat_start, sat_end = info.get("trmtSatStart"), info.get("trmtSatEnd")
     if sat_start and sat_end:
         ctx.answer(detail, "trmtSatStart", sat_start, shown=K.hhmm(sat_start))
@@ -751,10 +807,10 @@ async def hospital_hours(ctx: Ctx) -> Outcome:
     else:
         lunch_text = " 평일 점심시간은 따로 없어요."
     ctx.asked("점심시간", lunch if lunch and lunch != "없음" else "따로 없어요")
-    answer = f"{K.josa(name, '은')} 평일(월요일 기준) {K.hhmm(start)}부터 {K.hhmm(end)}까지 진료하고, {saturday}.{lunch_text}"
+    answer = f"{K.josa(name, '은')} {weekday_text}, {saturday}.{lunch_text}"
     if str(info.get("noTrmtSun", "")).strip() == "휴진":
         answer += " 일요일은 휴진이에요."
-    return Outcome({"dong": dong, "hospital": name}, answer, f"평일 {K.hhmm(start)}~{K.hhmm(end)}")
+    return Outcome({"dong": dong, "hospital": name}, answer, weekday_short)
 
 
 def open_at(record: Mapping, day: int, hhmm: int) -> tuple[bool, str, str]:
@@ -965,13 +1021,21 @@ async def drug_maker_status(ctx: Ctx) -> Outcome:
 
 async def subscription_types(ctx: Ctx) -> Outcome:
     region = ctx.choice(entries("subscription_regions"))
-    found = await ctx.call("get_apt_lttot_pblanc_detail", {"cond[SUBSCRPT_AREA_CODE_NM::EQ]": region, "perPage": "20"})
-    names = sorted({str(r.get("HOUSE_NM", "")).strip() for r in found.records} - {""})
-    house = ctx.choice(names)
-    record = next(r for r in found.records if str(r.get("HOUSE_NM", "")).strip() == house)
-    ctx.pick(found, record, criterion="named", field="HOUSE_NM")
+    # The user knows the complex by name (from an ad, a news item); the agent searches notices by that name.
+    known = await ctx.scout("get_apt_lttot_pblanc_detail", {"cond[SUBSCRPT_AREA_CODE_NM::EQ]": region, "perPage": "20"})
+    label_ = ctx.choice(sorted({str(r.get("HOUSE_NM", "")).strip() for r in known} - {""}))
+    house = re.sub(r"\s*\([^)]*\)", "", label_).strip() or label_  # '… 신혼희망타운(공공분양)' as people say it
+    found = await ctx.call(
+        "get_apt_lttot_pblanc_detail",
+        {"cond[HOUSE_NM::LIKE]": house, "cond[SUBSCRPT_AREA_CODE_NM::EQ]": region, "perPage": "10"},
+    )
+    same = [r for r in found.records if re.sub(r"\s*\([^)]*\)", "", str(r.get("HOUSE_NM", ""))).strip() == house]
+    if len(same) != 1:
+        raise Discard("need.ambiguous", f"{len(same)} notices named {house}")
+    record = same[0]
+    ctx.pick(found, record, criterion="named", field="HOUSE_NM", value=label_)
     ctx.name(region)
-    ctx.name(house)
+    ctx.name(house, label_)
     models = await ctx.call(
         "get_apt_lttot_pblanc_mdl",
         {},

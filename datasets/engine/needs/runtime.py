@@ -168,6 +168,19 @@ class Ctx:
 
     # -- calling
 
+    async def scout(self, tool: str, args: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """What exists in the world, read to choose what the user knows (a hospital's or a housing complex's name):
+        not a step of the trajectory, never recorded, and nothing it returns reaches a call but through the
+        request's own words."""
+        meta = self.verified.tools.get(tool)
+        if meta is None:
+            raise Unavailable(f"tool {tool} is not in the snapshot")
+        try:
+            result = await self.execute(meta, dict(coerce(meta, dict(args))))
+        except Exception as exc:
+            raise Discard("executor.refused", f"{tool} (scout): {exc}") from None
+        return list(Call(0, 0, meta.name, dict(args), [], (0, 1), "", None).take(result).all_records)
+
     async def call(
         self,
         tool: str,
