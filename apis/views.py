@@ -37,6 +37,9 @@ from apis.services import (
     service_set_base_url,
     tool_execute,
     tool_params_check,
+    tool_sandbox_check,
+    tool_sandbox_emulated,
+    tool_sandbox_host,
 )
 from kopa_site.jobs import JobError, job_start
 from kopa_site.page_helpers import query_without_page, require_role
@@ -203,6 +206,8 @@ def _tool_context(request, tool: Tool, form: TryItForm) -> dict[str, Any]:
         "function_schema_json": _pretty_json(tool_function_schema(tool)),
         "recent_calls": tool_recent_calls(tool=tool),
         "form": form,
+        "sandbox_emulated": tool_sandbox_emulated(tool),
+        "sandbox_host": tool_sandbox_host(tool),
     }
 
 
@@ -241,6 +246,8 @@ def tool_try(request, pk: int):
     else:
         try:
             tool_params_check(tool=tool, params=form.params())
+            if form.cleaned_data["mode"] == ApiCall.Mode.SANDBOX:
+                tool_sandbox_check(tool=tool)
             execution = tool_execute(
                 tool=tool,
                 params=form.params(),
@@ -254,6 +261,8 @@ def tool_try(request, pk: int):
         else:
             context = _result_context(execution)
     if request.headers.get("HX-Request"):
+        # The call just made joins "Recent calls" in the same swap (out of band), not on the next reload.
+        context.update(tool=tool, recent_calls=tool_recent_calls(tool=tool), recent_calls_oob=True)
         return render(request, "apis/_try_result.html", context)
     return render(request, "apis/tool_detail.html", {**_tool_context(request, tool, form), **context, "tried": True})
 
