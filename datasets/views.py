@@ -7,6 +7,8 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.text import Truncator
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_POST
 
 from datasets.filtersets import TrajectoryFilterSet
@@ -20,6 +22,7 @@ from kopa_site.page_helpers import require_role
 from kopa_site.roles import REVIEWER, has_role
 
 PAGE_SIZE = 50
+DISCARD_EXAMPLE_CHARS = 240
 _NUMBERS = ("count", "max_attempts", "min_length", "max_length", "concurrency")
 
 
@@ -97,6 +100,16 @@ def _table(counts: dict | None) -> list[tuple[str, int]]:
     return sorted(((str(k), int(v)) for k, v in (counts or {}).items()), key=lambda kv: (-kv[1], kv[0]))
 
 
+def _discard_rows(counters: dict) -> list[tuple[str, int, str]]:
+    """(reason, walks, examples): the examples joined and cut as plain text, so the page escapes them once.
+    Cutting after escaping split entities apart and showed `&#x27…` (issue 18)."""
+    samples = counters.get("samples") or {}
+    return [
+        (reason, n, Truncator(" · ".join(map(str, samples.get(reason) or ()))).chars(DISCARD_EXAMPLE_CHARS))
+        for reason, n in _table(counters.get("discarded"))
+    ]
+
+
 @login_required
 @require_GET
 def run_detail(request, pk: int):
@@ -107,17 +120,16 @@ def run_detail(request, pk: int):
     context = {
         "run": run,
         "counters": counters,
-        "discarded": _table(counters.get("discarded")),
+        "discarded": _discard_rows(counters),
         "failed_filters": _table(counters.get("failed_filters")),
-        "samples": counters.get("samples") or {},
         "diversity": diversity,
         "diversity_tables": [
             (title, _table(diversity.get(key)))
             for title, key in (
-                ("Junction types", "junctions"),
-                ("Providers", "providers"),
-                ("Tools", "tools"),
-                ("Generators", "generators"),
+                (_("Junction types"), "junctions"),
+                (_("Providers"), "providers"),
+                (_("Tools"), "tools"),
+                (_("Generators"), "generators"),
             )
         ],
         "lengths": sorted(((int(k), v) for k, v in (diversity.get("lengths") or {}).items())),
