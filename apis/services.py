@@ -31,7 +31,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.db import DatabaseError, transaction
 from django.utils import timezone
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext
 
 from apis.crypto import CredentialDecryptError, decrypt_secret, encrypt, rotate
 from apis.engine.drift import DriftReport, check_drift
@@ -916,7 +916,7 @@ def tool_sandbox_check(*, tool: Tool) -> None:
     """Refuse a sandbox call the sandbox cannot answer, saying which modes can (nothing is sent)."""
     if not tool_sandbox_emulated(tool):
         raise ToolExecutionError(
-            _(
+            gettext(
                 "The sandbox has no emulation for %(host)s, so sandbox mode cannot answer this tool. Live and "
                 "record mode call the real service with a service key; replay mode answers calls recorded before."
             )

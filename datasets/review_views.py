@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_POST
 
 from datasets import review
@@ -41,18 +42,18 @@ PAST = {"approve": "approved", "reject": "rejected"}
 WAITING_CAP = 1000
 OBSERVATION_ROWS = 20
 SHORTCUTS = (
-    ("a", "approve (or, for a reviewer on a disputed item, adjudicate: approve)"),
-    ("r", "reject: pick a reason with 1-6, Enter to send"),
-    ("e", "edit the request, answer or arguments (Ctrl+Enter saves)"),
-    ("c", "claim this item (when it is free)"),
-    ("x", "re-execute a call: jumps to the first call's arguments; Ctrl+Enter runs it"),
-    ("j", "next item of my queue"),
-    ("k", "previous item I decided"),
-    ("u", "undo my last decision or edit on this item"),
-    ("h", "history of this item"),
-    ("g", "guidelines"),
-    ("?", "this help"),
-    ("Esc", "close a dialog"),
+    ("a", _("approve (or, for a reviewer on a disputed item, adjudicate: approve)")),
+    ("r", _("reject: pick a reason with 1-6, Enter to send")),
+    ("e", _("edit the request, answer or arguments (Ctrl+Enter saves)")),
+    ("c", _("claim this item (when it is free)")),
+    ("x", _("re-execute a call: jumps to the first call's arguments; Ctrl+Enter runs it")),
+    ("j", _("next item of my queue")),
+    ("k", _("previous item I decided")),
+    ("u", _("undo my last decision or edit on this item")),
+    ("h", _("history of this item")),
+    ("g", _("guidelines")),
+    ("?", _("this help")),
+    ("Esc", _("close a dialog")),
 )
 
 

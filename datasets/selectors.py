@@ -193,7 +193,7 @@ def reject_reasons_by_day(*, days: int = 30) -> dict[str, Any]:
         if key not in days_seen:
             days_seen.append(key)
         table.setdefault(reason, {})[key] = n
-    return {"days": days_seen, "reasons": table, "labels": dict(REJECT_REASONS)}
+    return {"days": days_seen, "reasons": table, "labels": {k: str(v) for k, v in REJECT_REASONS}}
 
 
 def _layout(y_title: str, **extra) -> dict[str, Any]:
@@ -228,7 +228,7 @@ def review_dashboard() -> dict[str, Any]:
         }
         for index, (reason, per_day) in enumerate(sorted(reasons["reasons"].items()))
     ]
-    labels = dict(Trajectory.Status.choices)
+    labels = {k: str(v) for k, v in Trajectory.Status.choices}
     return {
         "counts": [(labels[status], status, n) for status, n in counts.items()],
         "total": sum(counts.values()),

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from graphs.engine import posterior
 
 
 class CandidateEdge(models.Model):
     class Status(models.TextChoices):
-        PROPOSED = "proposed", "proposed"
-        VERIFYING = "verifying", "verifying"
-        VERIFIED = "verified", "verified"
-        PRUNED = "pruned", "pruned"
+        PROPOSED = "proposed", _("proposed")
+        VERIFYING = "verifying", _("verifying")
+        VERIFIED = "verified", _("verified")
+        PRUNED = "pruned", _("pruned")
         # The source field only returned the call's own input (same value or a known projection of it): the
         # link proves nothing and is never a hop.
         ECHO = "echo", "echo (returns its input)"
@@ -114,10 +115,10 @@ class VerificationRun(models.Model):
     """One batch of trials: which edges, how many rounds, and a cursor a restarted job continues from."""
 
     class Status(models.TextChoices):
-        PENDING = "pending", "pending"
-        RUNNING = "running", "running"
-        STOPPED = "stopped", "stopped (resumable)"
-        FINISHED = "finished", "finished"
+        PENDING = "pending", _("pending")
+        RUNNING = "running", _("running")
+        STOPPED = "stopped", _("stopped (resumable)")
+        FINISHED = "finished", _("finished")
 
     job = models.ForeignKey(
         "kopa_site.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+", help_text="The latest job."

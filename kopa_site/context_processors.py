@@ -5,7 +5,7 @@ from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext_lazy as _
 
 from kopa_site.navigation import nav_links
-from kopa_site.roles import ADMIN, ANNOTATOR, REVIEWER, role_of
+from kopa_site.roles import ADMIN, ANNOTATOR, REVIEWER, has_role, role_of
 
 ROLE_LABELS = {ANNOTATOR: _("annotator"), REVIEWER: _("reviewer"), ADMIN: _("admin")}
 
@@ -19,4 +19,6 @@ def site(request):
         "nav": SimpleLazyObject(lambda: nav_links(user=user, path=request.path) if signed_in else []),
         "user_role": SimpleLazyObject(lambda: role_of(user) if signed_in else None),
         "user_role_label": SimpleLazyObject(lambda: ROLE_LABELS.get(role_of(user), "") if signed_in else ""),
+        # Empty states name the action only to a role that has it, and tell others who does (issue 18).
+        "user_is_reviewer": signed_in and has_role(user, REVIEWER),
     }
