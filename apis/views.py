@@ -12,6 +12,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
 from apis.filtersets import ApiCallFilterSet, ToolFilterSet
@@ -126,7 +127,7 @@ def import_bundled(request):
     except JobError as exc:
         messages.error(request, str(exc))
         return redirect("apis:index")
-    messages.success(request, f"Importing the bundled catalog as job #{job.pk}.")
+    messages.success(request, gettext("Importing the bundled catalog as job #%(job)s.") % {"job": job.pk})
     return redirect("jobs:detail", pk=job.pk)
 
 
@@ -171,7 +172,10 @@ def service_credential(request, pk: int):
         except CatalogError as exc:
             messages.error(request, str(exc))
         else:
-            messages.success(request, f"Service key for {service.provider.display_name} set.")
+            messages.success(
+                request,
+                gettext("Service key for %(display_name)s set.") % {"display_name": service.provider.display_name},
+            )
     else:
         messages.error(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
     return redirect("apis:service", pk=pk)
@@ -189,9 +193,9 @@ def service_base_url(request, pk: int):
         except CatalogError as exc:
             messages.error(request, str(exc))
         else:
-            messages.success(request, f"Live base URL set to {service.base_url}.")
+            messages.success(request, gettext("Live base URL set to %(base_url)s.") % {"base_url": service.base_url})
     else:
-        messages.error(request, "Enter a valid http(s) URL.")
+        messages.error(request, gettext("Enter a valid http(s) URL."))
     return redirect("apis:service", pk=pk)
 
 
@@ -330,5 +334,5 @@ def call_drift(request, pk: int):
     if "drift_error" in context:
         messages.error(request, context["drift_error"])
     else:
-        messages.info(request, f"Drift check: {context['drift']['summary']}")
+        messages.info(request, gettext("Drift check: %(summary)s") % {"summary": context["drift"]["summary"]})
     return redirect("apis:call", pk=pk)

@@ -11,6 +11,7 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from benchmarks.engine.bfcl import DEFAULT_CATEGORIES
@@ -120,11 +121,15 @@ def model_edit(request, pk: int | None = None):
                 entry = model_entry_create(
                     name=form.cleaned_data["name"], user=request.user, **form.fields_for_service()
                 )
-                messages.success(request, f"Model {entry.name} added.")
+                messages.success(request, gettext("Model %(name)s added.") % {"name": entry.name})
             else:
                 fields = {"name": form.cleaned_data["name"], **form.fields_for_service()}
                 entry = model_entry_update(entry=ModelEntry.objects.get(pk=entry.pk), **fields)
-                messages.success(request, f"Model {entry.name} saved; runs made before keep the identity they had.")
+                messages.success(
+                    request,
+                    gettext("Model %(name)s saved; runs made before keep the identity they had.")
+                    % {"name": entry.name},
+                )
         except BenchError as exc:
             form.add_error(None, str(exc))
         else:
@@ -189,7 +194,7 @@ def run_start(request):
     form = request.POST
     model = ModelEntry.objects.filter(pk=form.get("model") or None).first()
     if model is None:
-        messages.error(request, "Choose a model; nothing was started.")
+        messages.error(request, gettext("Choose a model; nothing was started."))
         return redirect("benchmarks:runs")
     try:
         options = {
@@ -199,7 +204,7 @@ def run_start(request):
             "tool_mode": form.get("tool_mode") or RUN_DEFAULTS["tool_mode"],
         }
     except ValueError:
-        messages.error(request, "Seeds, concurrency and max steps are whole numbers; nothing was started.")
+        messages.error(request, gettext("Seeds, concurrency and max steps are whole numbers; nothing was started."))
         return redirect("benchmarks:runs")
     codes = form.get("tasks", "").split()
     try:
@@ -221,7 +226,11 @@ def run_start(request):
     except (BenchError, JobError) as exc:
         messages.error(request, str(exc))
         return redirect("benchmarks:runs")
-    messages.success(request, f"Run #{run.pk} of {model.name} started as job #{job.pk}.")
+    messages.success(
+        request,
+        gettext("Run #%(run)s of %(name)s started as job #%(job)s.")
+        % {"run": run.pk, "name": model.name, "job": job.pk},
+    )
     return redirect("benchmarks:run", pk=run.pk)
 
 
@@ -235,7 +244,11 @@ def run_resume(request, pk: int):
     except (BenchError, JobError) as exc:
         messages.error(request, str(exc))
     else:
-        messages.success(request, f"Run #{run.pk} continues as job #{job.pk}; its stored episodes are kept.")
+        messages.success(
+            request,
+            gettext("Run #%(run)s continues as job #%(job)s; its stored episodes are kept.")
+            % {"run": run.pk, "job": job.pk},
+        )
     return redirect("benchmarks:run", pk=run.pk)
 
 

@@ -8,6 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.text import Truncator
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -63,7 +64,9 @@ def run_start(request):
             try:
                 params[name] = int(value)
             except ValueError:
-                messages.error(request, f"{name} must be a whole number; nothing was started.")
+                messages.error(
+                    request, gettext("%(name)s must be a whole number; nothing was started.") % {"name": name}
+                )
                 return redirect("datasets:index")
     for name in ("strategy", "generator", "seed"):
         value = request.POST.get(name, "").strip()
@@ -76,7 +79,7 @@ def run_start(request):
     if request.POST.get("snapshot"):
         snapshot = GraphSnapshot.objects.defer("node_link").filter(pk=request.POST["snapshot"]).first()
         if snapshot is None:
-            messages.error(request, "That graph snapshot does not exist; nothing was started.")
+            messages.error(request, gettext("That graph snapshot does not exist; nothing was started."))
             return redirect("datasets:index")
     try:
         run = synthesis_run_create(params=params, snapshot=snapshot, user=request.user)
@@ -84,7 +87,9 @@ def run_start(request):
     except (SynthesisError, JobError) as exc:
         messages.error(request, str(exc))
         return redirect("datasets:index")
-    messages.success(request, f"Synthesis run #{run.pk} started as job #{job.pk}.")
+    messages.success(
+        request, gettext("Synthesis run #%(run)s started as job #%(job)s.") % {"run": run.pk, "job": job.pk}
+    )
     return redirect("datasets:run", pk=run.pk)
 
 

@@ -7,6 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
 from graphs.engine import transforms as T
@@ -189,7 +190,9 @@ def run_start(request):
             try:
                 params[name] = int(value)
             except ValueError:
-                messages.error(request, f"{name} must be a whole number; nothing was started.")
+                messages.error(
+                    request, gettext("%(name)s must be a whole number; nothing was started.") % {"name": name}
+                )
                 return redirect("graphs:index")
     try:
         run = verification_run_create(params=params, user=request.user)
@@ -197,7 +200,9 @@ def run_start(request):
     except (EdgeError, JobError) as exc:
         messages.error(request, str(exc))
         return redirect("graphs:index")
-    messages.success(request, f"Verification run #{run.pk} started as job #{job.pk}.")
+    messages.success(
+        request, gettext("Verification run #%(run)s started as job #%(job)s.") % {"run": run.pk, "job": job.pk}
+    )
     return redirect("graphs:run", pk=run.pk)
 
 
@@ -211,7 +216,11 @@ def run_resume(request, pk: int):
     except (EdgeError, JobError) as exc:
         messages.error(request, str(exc))
     else:
-        messages.success(request, f"Run #{run.pk} continues as job #{job.pk}; its stored trials are kept.")
+        messages.success(
+            request,
+            gettext("Run #%(run)s continues as job #%(job)s; its stored trials are kept.")
+            % {"run": run.pk, "job": job.pk},
+        )
     return redirect("graphs:run", pk=run.pk)
 
 
@@ -224,7 +233,7 @@ def propose_start(request):
     except JobError as exc:
         messages.error(request, str(exc))
         return redirect("graphs:index")
-    messages.success(request, f"Proposal job #{job.pk} started.")
+    messages.success(request, gettext("Proposal job #%(job)s started.") % {"job": job.pk})
     return redirect("jobs:detail", pk=job.pk)
 
 
@@ -241,7 +250,7 @@ def snapshot_list_page(request):
 def snapshot_take(request):
     require_role(request, REVIEWER)
     snap = graph_snapshot_create(user=request.user, note=request.POST.get("note", ""))
-    messages.success(request, f"Snapshot version {snap.version} taken.")
+    messages.success(request, gettext("Snapshot version %(version)s taken.") % {"version": snap.version})
     return redirect("graphs:snapshot", pk=snap.pk)
 
 

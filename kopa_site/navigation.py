@@ -23,7 +23,12 @@ class Part:
 
 PARTS: tuple[Part, ...] = (
     Part(_("Catalog"), ("apis:index",), "apis", _("Korean public APIs as typed tools, and every call made to them.")),
-    Part(_("Graph"), ("graphs:index",), "graphs", _("Which tool output feeds which tool input, kept where trials prove it.")),
+    Part(
+        _("Graph"),
+        ("graphs:index",),
+        "graphs",
+        _("Which tool output feeds which tool input, kept where trials prove it."),
+    ),
     Part(_("Review"), ("datasets:index",), "datasets", _("Executed multi-step trajectories, reviewed and versioned.")),
     Part(_("Benchmark"), ("benchmarks:index",), "benchmarks", _("KOPA-Bench tasks, models and evaluation runs.")),
     Part(_("Leaderboard"), ("benchmarks:leaderboard", "benchmarks:index")),

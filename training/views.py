@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
 from kopa_site.jobs import JobError
@@ -100,11 +101,14 @@ def run_start(request):
         )
         job = training_run_start(run=run, user=request.user)
     except (TrainingError, JobError) as exc:
-        messages.error(request, f"Nothing was started: {exc}")
+        messages.error(request, gettext("Nothing was started: %(exc)s") % {"exc": exc})
         page = Paginator(run_list(), PAGE_SIZE).get_page(1)
         context = {"page": page, "can_start": True, "presets": PRESETS, "tool_modes": TrainingRun.ToolMode.choices}
         return render(request, "training/index.html", {**context, "form": form}, status=400)
-    messages.success(request, f"Training run #{run.pk} queued as job #{job.pk} on the gpu queue.")
+    messages.success(
+        request,
+        gettext("Training run #%(run)s queued as job #%(job)s on the gpu queue.") % {"run": run.pk, "job": job.pk},
+    )
     return redirect("training:run", pk=run.pk)
 
 
@@ -118,7 +122,10 @@ def run_cancel(request, pk: int):
     except (TrainingError, JobError, PermissionDenied) as exc:
         messages.error(request, str(exc))
     else:
-        messages.success(request, f"Cancel requested: run #{run.pk} stops at its next check; resume continues it.")
+        messages.success(
+            request,
+            gettext("Cancel requested: run #%(run)s stops at its next check; resume continues it.") % {"run": run.pk},
+        )
     return redirect("training:run", pk=run.pk)
 
 
@@ -132,5 +139,9 @@ def run_resume(request, pk: int):
     except (TrainingError, JobError) as exc:
         messages.error(request, str(exc))
     else:
-        messages.success(request, f"Run #{run.pk} continues from its last checkpoint as job #{job.pk}.")
+        messages.success(
+            request,
+            gettext("Run #%(run)s continues from its last checkpoint as job #%(job)s.")
+            % {"run": run.pk, "job": job.pk},
+        )
     return redirect("training:run", pk=run.pk)
