@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db.models import Avg, Count, Prefetch, Q, QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from datasets.engine.agreement import cohens_kappa, krippendorff_alpha, percent_agreement
 from datasets.models import (
@@ -236,11 +237,11 @@ def review_dashboard() -> dict[str, Any]:
         "agreement": agreement_of(),
         "reasons": reasons,
         "figures": {
-            "status": _bar([labels[s] for s in counts], list(counts.values()), y_title="trajectories"),
+            "status": _bar([labels[s] for s in counts], list(counts.values()), y_title=gettext("trajectories")),
             "throughput": _bar(
                 [row["user"] for row in throughput],
                 [row["decisions"] for row in throughput],
-                y_title="decisions",
+                y_title=gettext("decisions"),
                 colour=SAFE_COLOURS[3],
             ),
             "reasons": {

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext
 
 from training.models import TrainingMetric, TrainingRun
 
@@ -81,7 +82,7 @@ def _figure(rows: list[dict[str, Any]], series: list[tuple[str, str]], title: st
         height=300,
         margin={"l": 55, "r": 15, "t": 30, "b": 40},
         title={"text": title, "font": {"size": 14}},
-        xaxis={"title": "step"},
+        xaxis={"title": gettext("step")},
         plot_bgcolor="#fff",
         legend={"orientation": "h", "y": -0.25},
     )
