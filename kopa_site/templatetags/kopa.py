@@ -4,6 +4,7 @@ import json
 
 from django import template
 
+from kopa_site.model_names import MODEL_NAMES_PLURAL
 from kopa_site.selectors import site_counts
 
 register = template.Library()
@@ -41,3 +42,9 @@ def _param_text(value) -> str:
 def pretty_json(value) -> str:
     """Indented JSON with Korean kept readable, for arguments and records shown on a page."""
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+@register.filter
+def plural_name(row) -> str:
+    """A ModelCount's model name in the page's language (kopa_site.model_names); Django's own name otherwise."""
+    return str(MODEL_NAMES_PLURAL.get(row.key, row.verbose_name_plural))

@@ -119,3 +119,13 @@ def test_no_template_formats_a_date_its_own_way():
             if match.group(3) not in ("c", "DATE_FORMAT", "DATETIME_FORMAT", "TIME_FORMAT"):
                 ad_hoc.append(f"{path.relative_to(TEMPLATES)}: {match.group(0)}")
     assert ad_hoc == []
+
+
+def test_every_site_model_has_a_translatable_name():
+    from kopa_site.model_names import MODEL_NAMES_PLURAL
+    from kopa_site.selectors import site_models
+
+    labels = {model._meta.label_lower for model in site_models()}
+    assert labels == set(MODEL_NAMES_PLURAL), labels ^ set(MODEL_NAMES_PLURAL)
+    with translation.override("ko"):
+        assert str(MODEL_NAMES_PLURAL["apis.tool"]) == "도구"
