@@ -41,6 +41,7 @@ def index(request):
         "datasets/index.html",
         {
             "counts": counts,
+            "status_rows": [(status, Trajectory.Status(status).label, n) for status, n in counts.items()],
             "total": sum(counts.values()),
             "runs": run_list()[:5],
             "recent": trajectory_list().exclude(status=Trajectory.Status.FILTERED)[:10],

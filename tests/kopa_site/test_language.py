@@ -129,3 +129,12 @@ def test_every_site_model_has_a_translatable_name():
     assert labels == set(MODEL_NAMES_PLURAL), labels ^ set(MODEL_NAMES_PLURAL)
     with translation.override("ko"):
         assert str(MODEL_NAMES_PLURAL["apis.tool"]) == "도구"
+
+
+def test_the_switcher_names_each_language_in_itself(korean, client_as, annotator):
+    html = client_as(annotator).get(reverse("home")).content.decode()
+    switcher = html.split('class="language-switch"', 1)[1].split("</form>", 1)[0]
+    assert (
+        'aria-current="true">한국어</span>' in switcher
+        and 'value="en" class="link" lang="en">English</button>' in switcher
+    )
