@@ -31,7 +31,6 @@ from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.db import DatabaseError, transaction
 from django.utils import timezone
-from django.utils.translation import gettext
 
 from apis.crypto import CredentialDecryptError, decrypt_secret, encrypt, rotate
 from apis.engine.drift import DriftReport, check_drift
@@ -53,7 +52,6 @@ from apis.engine.outbound import OutboundPolicy, OutboundRefused, check_url
 from apis.engine.spec_import import SpecLimits, SpecSourceError, convert, diff_tools, load_document
 from apis.models import ApiCall, ApiService, Credential, Provider, Tool
 from apis.sandbox.config import SandboxConfig
-from apis.sandbox.registry import load_families
 from kopa_site.parsers import check_value
 
 logger = logging.getLogger(__name__)
@@ -900,28 +898,6 @@ def _value_problem(name: str, value: Any, schema: dict[str, Any]) -> str | None:
         if kind in ("null", "file"):
             return None
     return f"{name}: expected {' or '.join(map(str, kinds))}, got {type(value).__name__} {str(value)[:40]!r}"
-
-
-def tool_sandbox_host(tool: Tool) -> str:
-    """The live host whose emulation answers this tool's sandbox calls (the sandbox routes by it)."""
-    return urlsplit(tool.to_spec().url).netloc
-
-
-def tool_sandbox_emulated(tool: Tool) -> bool:
-    """Whether the bundled sandbox emulates the tool's host; a tool imported for another host gets only 404s."""
-    return tool_sandbox_host(tool) in load_families().hosts
-
-
-def tool_sandbox_check(*, tool: Tool) -> None:
-    """Refuse a sandbox call the sandbox cannot answer, saying which modes can (nothing is sent)."""
-    if not tool_sandbox_emulated(tool):
-        raise ToolExecutionError(
-            gettext(
-                "The sandbox has no emulation for %(host)s, so sandbox mode cannot answer this tool. Live and "
-                "record mode call the real service with a service key; replay mode answers calls recorded before."
-            )
-            % {"host": tool_sandbox_host(tool)}
-        )
 
 
 def tool_params_check(*, tool: Tool, params: dict[str, Any] | None) -> None:

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 from apis.filtersets import ApiCallFilterSet, ToolFilterSet
 from apis.forms import BaseUrlForm, CredentialForm, TryItForm, ordered_parameters
 from apis.models import ApiCall, ApiService, Tool
+from apis.sandbox_hosts import tool_sandbox_check, tool_sandbox_emulated, tool_sandbox_host
 from apis.selectors import (
     call_list,
     call_result,
@@ -38,9 +39,6 @@ from apis.services import (
     service_set_base_url,
     tool_execute,
     tool_params_check,
-    tool_sandbox_check,
-    tool_sandbox_emulated,
-    tool_sandbox_host,
 )
 from kopa_site.jobs import JobError, job_start
 from kopa_site.page_helpers import query_without_page, require_role

@@ -10,7 +10,6 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.validators import MinValueValidator
 from django.db import models
-from django.utils.translation import gettext_lazy as _
 
 from benchmarks.engine.codec import task_from_dict
 from benchmarks.engine.task import DIFFICULTIES
@@ -223,11 +222,11 @@ class EvalRun(models.Model):
     """One evaluation of a model on a set of tasks and seeds, with everything needed to reproduce it."""
 
     class Status(models.TextChoices):
-        PENDING = "pending", _("pending")
-        RUNNING = "running", _("running")
-        STOPPED = "stopped", _("stopped (resumable)")
-        FINISHED = "finished", _("finished")
-        FAILED = "failed", _("failed (the model could not be reached)")
+        PENDING = "pending", "pending"
+        RUNNING = "running", "running"
+        STOPPED = "stopped", "stopped (resumable)"
+        FINISHED = "finished", "finished"
+        FAILED = "failed", "failed (the model could not be reached)"
 
     class ToolMode(models.TextChoices):
         SANDBOX = "sandbox", "sandbox"

@@ -17,11 +17,11 @@ from django.utils.translation import gettext_lazy as _
 
 class SynthesisRun(models.Model):
     class Status(models.TextChoices):
-        PENDING = "pending", _("pending")
-        RUNNING = "running", _("running")
-        FINISHED = "finished", _("finished")
-        FAILED = "failed", _("failed")
-        STOPPED = "stopped", _("stopped")
+        PENDING = "pending", "pending"
+        RUNNING = "running", "running"
+        FINISHED = "finished", "finished"
+        FAILED = "failed", "failed"
+        STOPPED = "stopped", "stopped"
 
     job = models.ForeignKey(
         "kopa_site.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+", help_text="The latest job."

@@ -115,10 +115,10 @@ class VerificationRun(models.Model):
     """One batch of trials: which edges, how many rounds, and a cursor a restarted job continues from."""
 
     class Status(models.TextChoices):
-        PENDING = "pending", _("pending")
-        RUNNING = "running", _("running")
-        STOPPED = "stopped", _("stopped (resumable)")
-        FINISHED = "finished", _("finished")
+        PENDING = "pending", "pending"
+        RUNNING = "running", "running"
+        STOPPED = "stopped", "stopped (resumable)"
+        FINISHED = "finished", "finished"
 
     job = models.ForeignKey(
         "kopa_site.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="+", help_text="The latest job."

@@ -11,18 +11,17 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import models
-from django.utils.translation import gettext_lazy as _
 
 from training.engine.presets import PRESETS
 
 
 class TrainingRun(models.Model):
     class Status(models.TextChoices):
-        PENDING = "pending", _("pending")
-        RUNNING = "running", _("running")
-        STOPPED = "stopped", _("stopped (resumable)")
-        FAILED = "failed", _("failed (resumable)")
-        FINISHED = "finished", _("finished")
+        PENDING = "pending", "pending"
+        RUNNING = "running", "running"
+        STOPPED = "stopped", "stopped (resumable)"
+        FAILED = "failed", "failed (resumable)"
+        FINISHED = "finished", "finished"
 
     class ToolMode(models.TextChoices):
         SANDBOX = "sandbox", "sandbox (calls executed over HTTP)"
