@@ -10,12 +10,14 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
 from apis.engine.raw_body import pretty_body
 from apis.filtersets import ApiCallFilterSet, ToolFilterSet
 from apis.forms import BaseUrlForm, CredentialForm, TryItForm, ordered_parameters
 from apis.models import ApiCall, ApiService, Tool
+from apis.sandbox_hosts import tool_sandbox_check, tool_sandbox_emulated, tool_sandbox_host
 from apis.selectors import (
     call_list,
     call_result,
@@ -103,7 +105,7 @@ def index(request):
 def import_bundled(request):
     require_role(request, REVIEWER)
     job = job_start(kind="catalog.import_bundled", user=request.user)
-    messages.success(request, f"Importing the bundled catalog as job #{job.pk}.")
+    messages.success(request, gettext("Importing the bundled catalog as job #%(job)s.") % {"job": job.pk})
     return redirect("jobs:detail", pk=job.pk)
 
 
@@ -145,7 +147,9 @@ def service_credential(request, pk: int):
     form = CredentialForm(request.POST)
     if form.is_valid():
         credential_set(provider=service.provider, service_key=form.cleaned_data["service_key"], user=request.user)
-        messages.success(request, f"Service key for {service.provider.display_name} set.")
+        messages.success(
+            request, gettext("Service key for %(display_name)s set.") % {"display_name": service.provider.display_name}
+        )
     else:
         messages.error(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
     return redirect("apis:service", pk=pk)
@@ -160,9 +164,9 @@ def service_base_url(request, pk: int):
     form = BaseUrlForm(request.POST)
     if form.is_valid():
         service_set_base_url(service=service, base_url=form.cleaned_data["base_url"], user=request.user)
-        messages.success(request, f"Live base URL set to {service.base_url}.")
+        messages.success(request, gettext("Live base URL set to %(base_url)s.") % {"base_url": service.base_url})
     else:
-        messages.error(request, "Enter a valid http(s) URL.")
+        messages.error(request, gettext("Enter a valid http(s) URL."))
     return redirect("apis:service", pk=pk)
 
 
@@ -177,6 +181,8 @@ def _tool_context(request, tool: Tool, form: TryItForm) -> dict[str, Any]:
         "function_schema_json": _pretty_json(tool_function_schema(tool)),
         "recent_calls": tool_recent_calls(tool=tool),
         "form": form,
+        "sandbox_emulated": tool_sandbox_emulated(tool),
+        "sandbox_host": tool_sandbox_host(tool),
     }
 
 
@@ -215,6 +221,8 @@ def tool_try(request, pk: int):
     else:
         try:
             tool_params_check(tool=tool, params=form.params())
+            if form.cleaned_data["mode"] == ApiCall.Mode.SANDBOX:
+                tool_sandbox_check(tool=tool)
             execution = tool_execute(
                 tool=tool,
                 params=form.params(),
@@ -228,6 +236,8 @@ def tool_try(request, pk: int):
         else:
             context = _result_context(execution)
     if request.headers.get("HX-Request"):
+        # The call just made joins "Recent calls" in the same swap (out of band), not on the next reload.
+        context.update(tool=tool, recent_calls=tool_recent_calls(tool=tool), recent_calls_oob=True)
         return render(request, "apis/_try_result.html", context)
     return render(request, "apis/tool_detail.html", {**_tool_context(request, tool, form), **context, "tried": True})
 
@@ -295,5 +305,5 @@ def call_drift(request, pk: int):
     if "drift_error" in context:
         messages.error(request, context["drift_error"])
     else:
-        messages.info(request, f"Drift check: {context['drift']['summary']}")
+        messages.info(request, gettext("Drift check: %(summary)s") % {"summary": context["drift"]["summary"]})
     return redirect("apis:call", pk=pk)

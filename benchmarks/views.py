@@ -11,6 +11,7 @@ from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext, gettext_noop
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from benchmarks.engine.bfcl import DEFAULT_CATEGORIES
@@ -122,13 +123,17 @@ def model_edit(request, pk: int | None = None):
                 entry = model_entry_create(
                     name=form.cleaned_data["name"], user=request.user, **form.fields_for_service()
                 )
-                messages.success(request, f"Model {entry.name} added.")
+                messages.success(request, gettext("Model %(name)s added.") % {"name": entry.name})
             else:
                 fields = {"name": form.cleaned_data["name"], **form.fields_for_service()}
                 entry = model_entry_update(
                     entry=ModelEntry.objects.get(pk=entry.pk), expected_version=form.cleaned_data["version"], **fields
                 )
-                messages.success(request, f"Model {entry.name} saved; runs made before keep the identity they had.")
+                messages.success(
+                    request,
+                    gettext("Model %(name)s saved; runs made before keep the identity they had.")
+                    % {"name": entry.name},
+                )
         except BenchConflict as exc:
             form.add_error(None, str(exc))
             stored_now = form.differences_from(ModelEntry.objects.get(pk=entry.pk))
@@ -202,7 +207,7 @@ def run_start(request):
     form = request.POST
     model = ModelEntry.objects.filter(pk=form.get("model") or None).first()
     if model is None:
-        messages.error(request, "Choose a model; nothing was started.")
+        messages.error(request, gettext("Choose a model; nothing was started."))
         return redirect("benchmarks:runs")
     try:
         options = {
@@ -212,7 +217,7 @@ def run_start(request):
             "tool_mode": form.get("tool_mode") or RUN_DEFAULTS["tool_mode"],
         }
     except ValueError:
-        messages.error(request, "Seeds, concurrency and max steps are whole numbers; nothing was started.")
+        messages.error(request, gettext("Seeds, concurrency and max steps are whole numbers; nothing was started."))
         return redirect("benchmarks:runs")
     codes = form.get("tasks", "").split()
     if form.get("benchmark") == "bfcl":
@@ -230,7 +235,11 @@ def run_start(request):
     else:
         run = eval_run_create(model=model, task_codes=codes or None, user=request.user, **options)
     job = eval_run_start(run=run, user=request.user)
-    messages.success(request, f"Run #{run.pk} of {model.name} started as job #{job.pk}.")
+    messages.success(
+        request,
+        gettext("Run #%(run)s of %(name)s started as job #%(job)s.")
+        % {"run": run.pk, "name": model.name, "job": job.pk},
+    )
     return redirect("benchmarks:run", pk=run.pk)
 
 
@@ -238,7 +247,7 @@ run_resume = run_resume_view(
     model=EvalRun,
     resume=eval_run_resume,
     url_name="benchmarks:run",
-    message="Run #{run.pk} continues as job #{job.pk}; its stored episodes are kept.",
+    message=gettext_noop("Run #%(run)s continues as job #%(job)s; its stored episodes are kept."),
 )
 
 

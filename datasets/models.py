@@ -12,6 +12,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from kopa_site.models import Run
 
@@ -33,11 +34,11 @@ class SynthesisRun(Run):
 
 class Trajectory(models.Model):
     class Status(models.TextChoices):
-        PENDING_REVIEW = "pending_review", "pending review"
-        APPROVED = "approved", "approved"
-        REJECTED = "rejected", "rejected"
-        FILTERED = "filtered", "failed filters"
-        DISPUTED = "disputed", "needs adjudication"
+        PENDING_REVIEW = "pending_review", _("pending review")
+        APPROVED = "approved", _("approved")
+        REJECTED = "rejected", _("rejected")
+        FILTERED = "filtered", _("failed filters")
+        DISPUTED = "disputed", _("needs adjudication")
 
     class Generator(models.TextChoices):
         TEMPLATE = "template", "templates"
@@ -173,12 +174,12 @@ class TrajectoryCall(models.Model):
 
 
 REJECT_REASONS = (
-    ("unnatural_request", "unnatural request"),
-    ("incoherent_chain", "incoherent chain"),
-    ("wrong_binding", "wrong binding"),
-    ("unsupported_answer", "unsupported answer"),
-    ("duplicate", "duplicate"),
-    ("other", "other"),
+    ("unnatural_request", _("unnatural request")),
+    ("incoherent_chain", _("incoherent chain")),
+    ("wrong_binding", _("wrong binding")),
+    ("unsupported_answer", _("unsupported answer")),
+    ("duplicate", _("duplicate")),
+    ("other", _("other")),
 )
 
 
@@ -208,13 +209,13 @@ class ReviewDecision(models.Model):
     """One decision on a trajectory: an annotator's, a reviewer's adjudication, or a bulk action's."""
 
     class Kind(models.TextChoices):
-        ANNOTATION = "annotation", "annotation"
-        ADJUDICATION = "adjudication", "adjudication"
-        BULK = "bulk", "bulk"
+        ANNOTATION = "annotation", _("annotation")
+        ADJUDICATION = "adjudication", _("adjudication")
+        BULK = "bulk", _("bulk")
 
     class Decision(models.TextChoices):
-        APPROVE = "approve", "approve"
-        REJECT = "reject", "reject"
+        APPROVE = "approve", _("approve")
+        REJECT = "reject", _("reject")
 
     trajectory = models.ForeignKey(Trajectory, on_delete=models.CASCADE, related_name="decisions")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
@@ -248,10 +249,10 @@ class TrajectoryRevision(models.Model):
     """One change to a trajectory's content, with the whole content before and after (restore reads it)."""
 
     class Kind(models.TextChoices):
-        EDIT = "edit", "edit"
-        REEXECUTE = "reexecute", "re-execute"
-        RESTORE = "restore", "restore"
-        UNDO = "undo", "undo"
+        EDIT = "edit", _("edit")
+        REEXECUTE = "reexecute", _("re-execute")
+        RESTORE = "restore", _("restore")
+        UNDO = "undo", _("undo")
 
     trajectory = models.ForeignKey(Trajectory, on_delete=models.CASCADE, related_name="revisions")
     version = models.PositiveIntegerField(help_text="The trajectory version this change made.")

@@ -17,6 +17,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_POST
 
 from apis.engine.raw_body import body_kind, pretty_body
@@ -44,18 +46,18 @@ PAST = {"approve": "approved", "reject": "rejected"}
 WAITING_CAP = 1000
 OBSERVATION_ROWS = 20
 SHORTCUTS = (
-    ("a", "approve (or, for a reviewer on a disputed item, adjudicate: approve)"),
-    ("r", "reject: pick a reason with 1-6, Enter to send"),
-    ("e", "edit the request, answer or arguments (Ctrl+Enter saves)"),
-    ("c", "claim this item (when it is free)"),
-    ("x", "re-execute a call: jumps to the first call's arguments; Ctrl+Enter runs it"),
-    ("j", "next item of my queue"),
-    ("k", "previous item I decided"),
-    ("u", "undo my last decision or edit on this item"),
-    ("h", "history of this item"),
-    ("g", "guidelines"),
-    ("?", "this help"),
-    ("Esc", "close a dialog"),
+    ("a", _("approve (or, for a reviewer on a disputed item, adjudicate: approve)")),
+    ("r", _("reject: pick a reason with 1-6, Enter to send")),
+    ("e", _("edit the request, answer or arguments (Ctrl+Enter saves)")),
+    ("c", _("claim this item (when it is free)")),
+    ("x", _("re-execute a call: jumps to the first call's arguments; Ctrl+Enter runs it")),
+    ("j", _("next item of my queue")),
+    ("k", _("previous item I decided")),
+    ("u", _("undo my last decision or edit on this item")),
+    ("h", _("history of this item")),
+    ("g", _("guidelines")),
+    ("?", _("this help")),
+    ("Esc", _("close a dialog")),
 )
 
 
@@ -87,7 +89,7 @@ def _next(request, filters: str):
         messages.error(request, str(exc))
         got = None
     if got is None:
-        messages.info(request, "Your queue is empty for these filters: nothing is waiting for you.")
+        messages.info(request, gettext("Your queue is empty for these filters: nothing is waiting for you."))
         return redirect(reverse("datasets:review") + (f"?{filters}" if filters else ""))
     return redirect(_screen_url(got.pk, filters))
 
@@ -152,7 +154,7 @@ def bulk_decide(request):
     try:
         expected = int(request.POST.get("expected_count", ""))
     except ValueError:
-        messages.error(request, "Confirm the number of items first; nothing was changed.")
+        messages.error(request, gettext("Confirm the number of items first; nothing was changed."))
         return redirect(back)
     decision = request.POST.get("decision", "")
     try:
@@ -167,7 +169,9 @@ def bulk_decide(request):
     except review.ReviewError as exc:
         messages.error(request, str(exc))
         return redirect(back)
-    messages.success(request, f"{done} item(s) marked {PAST.get(decision, decision)}.")
+    messages.success(
+        request, gettext("%(done)s item(s) marked %(value)s.") % {"done": done, "value": PAST.get(decision, decision)}
+    )
     return redirect(back)
 
 
@@ -358,7 +362,9 @@ def review_decide(request, pk: int, decision: str):
             review.trajectory_adjudicate(
                 trajectory=trajectory, user=request.user, decision=decision, reason=reason, note=note
             )
-            messages.success(request, f"Trajectory #{pk} adjudicated: {decision}.")
+            messages.success(
+                request, gettext("Trajectory #%(pk)s adjudicated: %(decision)s.") % {"pk": pk, "decision": decision}
+            )
             return redirect(_screen_url(pk, filters))
         if decision == ReviewDecision.Decision.APPROVE:
             review.trajectory_approve(trajectory=trajectory, user=request.user, note=note)
@@ -366,7 +372,11 @@ def review_decide(request, pk: int, decision: str):
             review.trajectory_reject(trajectory=trajectory, user=request.user, reason=reason, note=note)
     except review.ReviewError as exc:
         return _refused(request, exc, pk, filters)
-    messages.success(request, f"Trajectory #{pk}: {PAST.get(decision, decision)}. Press k to go back, u there to undo.")
+    messages.success(
+        request,
+        gettext("Trajectory #%(pk)s: %(value)s. Press k to go back, u there to undo.")
+        % {"pk": pk, "value": PAST.get(decision, decision)},
+    )
     return _next(request, filters)
 
 
@@ -387,7 +397,7 @@ def review_claim(request, pk: int):
 def review_release(request, pk: int):
     require_role(request)
     review.trajectory_release(trajectory=_trajectory(pk), user=request.user)
-    messages.info(request, f"Trajectory #{pk} went back to the queue.")
+    messages.info(request, gettext("Trajectory #%(pk)s went back to the queue.") % {"pk": pk})
     filters = request.POST.get("filters", "")
     return redirect(reverse("datasets:review") + (f"?{filters}" if filters else ""))
 
@@ -430,7 +440,7 @@ def review_edit(request, pk: int):
     try:
         expected = int(request.POST.get("expected_version", ""))
     except ValueError:
-        messages.error(request, "The form lost its version number; reload the item. Nothing was saved.")
+        messages.error(request, gettext("The form lost its version number; reload the item. Nothing was saved."))
         return redirect(_screen_url(pk, filters))
     arguments: dict[int, Any] = {}
     current = {c.seq: c.arguments for c in trajectory.calls.all()}
@@ -452,7 +462,7 @@ def review_edit(request, pk: int):
         if value is not None and value.strip() != getattr(trajectory, name):
             fields[name] = value
     if not fields and not arguments:
-        messages.info(request, "Nothing changed.")
+        messages.info(request, gettext("Nothing changed."))
         return redirect(_screen_url(pk, filters))
     try:
         revision = review.trajectory_edit(
@@ -467,7 +477,7 @@ def review_edit(request, pk: int):
         return _conflict(request, trajectory, exc)
     except review.ReviewError as exc:
         return _edit_refused(request, trajectory, f"{exc}; nothing was saved.")
-    messages.success(request, f"Saved as version {revision.version}.")
+    messages.success(request, gettext("Saved as version %(version)s.") % {"version": revision.version})
     return redirect(_screen_url(pk, filters))
 
 
@@ -483,7 +493,7 @@ def review_reexecute(request, pk: int, seq: int):
         expected = int(request.POST.get("expected_version", ""))
         arguments = json.loads(request.POST.get("arguments", "") or "null")
     except (ValueError, json.JSONDecodeError):
-        messages.error(request, "The arguments are not valid JSON (or the version is missing); nothing ran.")
+        messages.error(request, gettext("The arguments are not valid JSON (or the version is missing); nothing ran."))
         return redirect(_screen_url(pk, filters))
     rest = request.POST.get("rest") == "1"
     try:
@@ -499,8 +509,12 @@ def review_reexecute(request, pk: int, seq: int):
         return _conflict(request, get_object_or_404(trajectory_detail(), pk=pk), exc)
     except review.ReviewError as exc:
         return _refused(request, exc, pk, filters)
-    ran = f"Call {seq} and the calls after it ran" if rest else f"Call {seq} ran"
-    messages.success(request, f"{ran} again; saved as version {revision.version}.")
+    done = (
+        gettext("Call %(seq)s and the calls after it ran again; saved as version %(version)s.")
+        if rest
+        else gettext("Call %(seq)s ran again; saved as version %(version)s.")
+    )
+    messages.success(request, done % {"seq": seq, "version": revision.version})
     return redirect(_screen_url(pk, filters, diff=revision.pk) + f"#call-{seq}")
 
 
@@ -518,13 +532,13 @@ def review_restore(request, pk: int):
             expected_version=int(request.POST.get("expected_version", "0")),
         )
     except ValueError:
-        messages.error(request, "Which version? Nothing was restored.")
+        messages.error(request, gettext("Which version? Nothing was restored."))
         return redirect(_screen_url(pk, filters))
     except review.EditConflict as exc:
         return _conflict(request, get_object_or_404(trajectory_detail(), pk=pk), exc)
     except review.ReviewError as exc:
         return _refused(request, exc, pk, filters)
-    messages.success(request, f"Restored as version {revision.version}.")
+    messages.success(request, gettext("Restored as version %(version)s.") % {"version": revision.version})
     return redirect(_screen_url(pk, filters))
 
 
@@ -565,7 +579,11 @@ def version_freeze(request):
     except review.ReviewError as exc:
         messages.error(request, str(exc))
         return redirect(reverse("datasets:versions") + (f"?{filters}" if filters else ""))
-    messages.success(request, f"Froze {version.item_count} approved trajectories as {version.name}.")
+    messages.success(
+        request,
+        gettext("Froze %(item_count)s approved trajectories as %(name)s.")
+        % {"item_count": version.item_count, "name": version.name},
+    )
     return redirect("datasets:version", pk=version.pk)
 
 
@@ -611,7 +629,9 @@ def version_export(request, pk: int):
     except review.ReviewError as exc:
         messages.error(request, str(exc))
         return redirect("datasets:version", pk=pk)
-    messages.success(request, f"Export started as job #{job.pk}; the folder appears here when it finishes.")
+    messages.success(
+        request, gettext("Export started as job #%(job)s; the folder appears here when it finishes.") % {"job": job.pk}
+    )
     return redirect("datasets:version", pk=pk)
 
 
@@ -657,10 +677,10 @@ def guidelines_page(request):
             messages.error(request, f"Not saved: {exc}")
             policy, draft = review.review_policy(), request.POST
         except (review.ReviewError, ValueError) as exc:
-            messages.error(request, f"Not saved: {exc}")
+            messages.error(request, gettext("Not saved: %(exc)s") % {"exc": exc})
             return redirect("datasets:guidelines")
         else:
-            messages.success(request, "Guidelines saved.")
+            messages.success(request, gettext("Guidelines saved."))
             return redirect("datasets:guidelines")
     return render(
         request,

@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db.models import Avg, Count, Prefetch, Q, QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from datasets.engine.agreement import cohens_kappa, krippendorff_alpha, percent_agreement
 from datasets.models import (
@@ -193,7 +194,7 @@ def reject_reasons_by_day(*, days: int = 30) -> dict[str, Any]:
         if key not in days_seen:
             days_seen.append(key)
         table.setdefault(reason, {})[key] = n
-    return {"days": days_seen, "reasons": table, "labels": dict(REJECT_REASONS)}
+    return {"days": days_seen, "reasons": table, "labels": {k: str(v) for k, v in REJECT_REASONS}}
 
 
 def _layout(y_title: str, **extra) -> dict[str, Any]:
@@ -228,7 +229,7 @@ def review_dashboard() -> dict[str, Any]:
         }
         for index, (reason, per_day) in enumerate(sorted(reasons["reasons"].items()))
     ]
-    labels = dict(Trajectory.Status.choices)
+    labels = {k: str(v) for k, v in Trajectory.Status.choices}
     return {
         "counts": [(labels[status], status, n) for status, n in counts.items()],
         "total": sum(counts.values()),
@@ -236,11 +237,11 @@ def review_dashboard() -> dict[str, Any]:
         "agreement": agreement_of(),
         "reasons": reasons,
         "figures": {
-            "status": _bar([labels[s] for s in counts], list(counts.values()), y_title="trajectories"),
+            "status": _bar([labels[s] for s in counts], list(counts.values()), y_title=gettext("trajectories")),
             "throughput": _bar(
                 [row["user"] for row in throughput],
                 [row["decisions"] for row in throughput],
-                y_title="decisions",
+                y_title=gettext("decisions"),
                 colour=SAFE_COLOURS[3],
             ),
             "reasons": {

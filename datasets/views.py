@@ -7,6 +7,9 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.text import Truncator
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_POST
 
 from datasets.engine.filters import STAGES
@@ -21,6 +24,7 @@ from kopa_site.page_helpers import require_role
 from kopa_site.roles import REVIEWER, has_role
 
 PAGE_SIZE = 50
+DISCARD_EXAMPLE_CHARS = 240
 _NUMBERS = ("count", "max_attempts", "min_length", "max_length", "concurrency")
 
 
@@ -38,6 +42,7 @@ def index(request):
         "datasets/index.html",
         {
             "counts": counts,
+            "status_rows": [(status, Trajectory.Status(status).label, n) for status, n in counts.items()],
             "total": sum(counts.values()),
             "runs": run_list()[:5],
             "recent": trajectory_list().exclude(status=Trajectory.Status.FILTERED)[:10],
@@ -62,7 +67,9 @@ def run_start(request):
             try:
                 params[name] = int(value)
             except ValueError:
-                messages.error(request, f"{name} must be a whole number; nothing was started.")
+                messages.error(
+                    request, gettext("%(name)s must be a whole number; nothing was started.") % {"name": name}
+                )
                 return redirect("datasets:index")
     for name in ("strategy", "generator", "seed"):
         value = request.POST.get(name, "").strip()
@@ -75,11 +82,13 @@ def run_start(request):
     if request.POST.get("snapshot"):
         snapshot = GraphSnapshot.objects.defer("node_link").filter(pk=request.POST["snapshot"]).first()
         if snapshot is None:
-            messages.error(request, "That graph snapshot does not exist; nothing was started.")
+            messages.error(request, gettext("That graph snapshot does not exist; nothing was started."))
             return redirect("datasets:index")
     run = synthesis_run_create(params=params, snapshot=snapshot, user=request.user)
     job = synthesis_run_start(run=run, user=request.user)
-    messages.success(request, f"Synthesis run #{run.pk} started as job #{job.pk}.")
+    messages.success(
+        request, gettext("Synthesis run #%(run)s started as job #%(job)s.") % {"run": run.pk, "job": job.pk}
+    )
     return redirect("datasets:run", pk=run.pk)
 
 
@@ -95,6 +104,16 @@ def _table(counts: dict | None) -> list[tuple[str, int]]:
     return sorted(((str(k), int(v)) for k, v in (counts or {}).items()), key=lambda kv: (-kv[1], kv[0]))
 
 
+def _discard_rows(counters: dict) -> list[tuple[str, int, str]]:
+    """(reason, walks, examples): the examples joined and cut as plain text, so the page escapes them once.
+    Cutting after escaping split entities apart and showed `&#x27…` (issue 18)."""
+    samples = counters.get("samples") or {}
+    return [
+        (reason, n, Truncator(" · ".join(map(str, samples.get(reason) or ()))).chars(DISCARD_EXAMPLE_CHARS))
+        for reason, n in _table(counters.get("discarded"))
+    ]
+
+
 @login_required
 @require_GET
 def run_detail(request, pk: int):
@@ -105,17 +124,16 @@ def run_detail(request, pk: int):
     context = {
         "run": run,
         "counters": counters,
-        "discarded": _table(counters.get("discarded")),
+        "discarded": _discard_rows(counters),
         "failed_filters": _table(counters.get("failed_filters")),
-        "samples": counters.get("samples") or {},
         "diversity": diversity,
         "diversity_tables": [
             (title, _table(diversity.get(key)))
             for title, key in (
-                ("Junction types", "junctions"),
-                ("Providers", "providers"),
-                ("Tools", "tools"),
-                ("Generators", "generators"),
+                (_("Junction types"), "junctions"),
+                (_("Providers"), "providers"),
+                (_("Tools"), "tools"),
+                (_("Generators"), "generators"),
             )
         ],
         "lengths": sorted(((int(k), v) for k, v in (diversity.get("lengths") or {}).items())),

@@ -1,6 +1,7 @@
 """Admin for the EDGE graph: candidate edges (reset), their trials, verification runs and snapshots."""
 
 from django.contrib import admin, messages
+from django.utils.translation import gettext_lazy as _
 
 from graphs.models import CandidateEdge, EdgeTrial, GraphSnapshot, VerificationRun
 from graphs.services import edge_reset
@@ -26,6 +27,17 @@ class EdgeTrialInline(admin.TabularInline):
     max_num = 0
 
 
+def _provider_filter(end: str):
+    """A provider filter titled by the edge's end: both ends' filters were headed "provider" (issue 18)."""
+
+    class ProviderFilter(admin.RelatedFieldListFilter):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.title = _("source provider") if end == "source" else _("target provider")
+
+    return ProviderFilter
+
+
 @admin.register(CandidateEdge)
 class CandidateEdgeAdmin(admin.ModelAdmin):
     list_display = [
@@ -42,7 +54,12 @@ class CandidateEdgeAdmin(admin.ModelAdmin):
         "trials_structural",
         "proposer",
     ]
-    list_filter = ["status", "proposer", "source_tool__service__provider", "target_tool__service__provider"]
+    list_filter = [
+        "status",
+        "proposer",
+        ("source_tool__service__provider", _provider_filter("source")),
+        ("target_tool__service__provider", _provider_filter("target")),
+    ]
     search_fields = ["source_tool__function_name", "target_tool__function_name", "source_field", "target_param"]
     list_select_related = ["source_tool", "target_tool"]
     raw_id_fields = ["source_tool", "target_tool"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from graphs.engine import posterior
 from kopa_site.models import Run
@@ -17,10 +18,10 @@ from kopa_site.models import Run
 
 class CandidateEdge(models.Model):
     class Status(models.TextChoices):
-        PROPOSED = "proposed", "proposed"
-        VERIFYING = "verifying", "verifying"
-        VERIFIED = "verified", "verified"
-        PRUNED = "pruned", "pruned"
+        PROPOSED = "proposed", _("proposed")
+        VERIFYING = "verifying", _("verifying")
+        VERIFIED = "verified", _("verified")
+        PRUNED = "pruned", _("pruned")
         # The source field only returned the call's own input (same value or a known projection of it): the
         # link proves nothing and is never a hop.
         ECHO = "echo", "echo (returns its input)"

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 from django.urls import reverse
+from django.utils.translation import gettext
 
 from graphs.engine import domains as D
 from graphs.engine import graph as graph_engine
@@ -221,7 +222,7 @@ def network_figure(edges) -> dict[str, Any]:
             marker={"size": 12, "color": "#0969da", "line": {"color": "#fff", "width": 1}},
             customdata=[f"{reverse('graphs:edges')}?tool={n}" for n in node_ids],
             hovertemplate="%{text}<br>%{customdata}<extra></extra>",
-            name="tools",
+            name=gettext("tools"),
         )
     )
     figure.update_layout(
@@ -257,11 +258,18 @@ def refinement_figure(refinement: dict[str, Any]) -> dict[str, Any]:
     import plotly.graph_objects as go
 
     names = ["before", "after", "verified", "pruned"]
-    labels = ["all tried candidates (before)", "not pruned (after)", "verified", "pruned"]
+    labels = [
+        gettext("all tried candidates (before)"),
+        gettext("not pruned (after)"),
+        gettext("verified"),
+        gettext("pruned"),
+    ]
     rates = [round(100 * (refinement.get(name, {}).get("success_rate") or 0.0), 1) for name in names]
     figure = go.Figure(go.Bar(x=labels, y=rates, marker_color=["#57606a", "#1a7f37", "#2da44e", "#cf222e"]))
     figure.update_layout(
-        height=320, margin={"l": 40, "r": 10, "t": 10, "b": 40}, yaxis={"title": "trial success %", "range": [0, 100]}
+        height=320,
+        margin={"l": 40, "r": 10, "t": 10, "b": 40},
+        yaxis={"title": gettext("trial success %"), "range": [0, 100]},
     )
     return json.loads(figure.to_json())
 
@@ -272,11 +280,13 @@ def posterior_figure(edge: CandidateEdge) -> dict[str, Any]:
     xs, ys = posterior_curve(edge.alpha, edge.beta)
     px, py = posterior_curve(edge.prior_alpha, edge.prior_beta)
     figure = go.Figure()
-    figure.add_trace(go.Scatter(x=px, y=py, mode="lines", name="prior", line={"dash": "dot", "color": "#57606a"}))
-    figure.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name="posterior", line={"color": "#0969da"}))
+    figure.add_trace(
+        go.Scatter(x=px, y=py, mode="lines", name=gettext("prior"), line={"dash": "dot", "color": "#57606a"})
+    )
+    figure.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=gettext("posterior"), line={"color": "#0969da"}))
     figure.add_vline(x=P.DEFAULT_POLICY.theta_verify, line_dash="dash", line_color="#1a7f37")
     figure.update_layout(
-        height=260, margin={"l": 40, "r": 10, "t": 10, "b": 40}, xaxis={"title": "θ (success probability)"}
+        height=260, margin={"l": 40, "r": 10, "t": 10, "b": 40}, xaxis={"title": gettext("θ (success probability)")}
     )
     return json.loads(figure.to_json())
 

@@ -7,6 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext, gettext_noop
 from django.views.decorators.http import require_GET, require_POST
 
 from graphs.engine import transforms as T
@@ -190,11 +191,15 @@ def run_start(request):
             try:
                 params[name] = int(value)
             except ValueError:
-                messages.error(request, f"{name} must be a whole number; nothing was started.")
+                messages.error(
+                    request, gettext("%(name)s must be a whole number; nothing was started.") % {"name": name}
+                )
                 return redirect("graphs:index")
     run = verification_run_create(params=params, user=request.user)
     job = verification_run_start(run=run, user=request.user)
-    messages.success(request, f"Verification run #{run.pk} started as job #{job.pk}.")
+    messages.success(
+        request, gettext("Verification run #%(run)s started as job #%(job)s.") % {"run": run.pk, "job": job.pk}
+    )
     return redirect("graphs:run", pk=run.pk)
 
 
@@ -202,7 +207,7 @@ run_resume = run_resume_view(
     model=VerificationRun,
     resume=verification_run_resume,
     url_name="graphs:run",
-    message="Run #{run.pk} continues as job #{job.pk}; its stored trials are kept.",
+    message=gettext_noop("Run #%(run)s continues as job #%(job)s; its stored trials are kept."),
 )
 
 
@@ -212,7 +217,7 @@ run_resume = run_resume_view(
 def propose_start(request):
     require_role(request, REVIEWER)
     job = job_start(kind="edge.propose", params={"probe": request.POST.get("probe") == "on"}, user=request.user)
-    messages.success(request, f"Proposal job #{job.pk} started.")
+    messages.success(request, gettext("Proposal job #%(job)s started.") % {"job": job.pk})
     return redirect("jobs:detail", pk=job.pk)
 
 
@@ -229,7 +234,7 @@ def snapshot_list_page(request):
 def snapshot_take(request):
     require_role(request, REVIEWER)
     snap = graph_snapshot_create(user=request.user, note=request.POST.get("note", ""))
-    messages.success(request, f"Snapshot version {snap.version} taken.")
+    messages.success(request, gettext("Snapshot version %(version)s taken.") % {"version": snap.version})
     return redirect("graphs:snapshot", pk=snap.pk)
 
 

@@ -12,6 +12,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -65,8 +66,9 @@ def refuses_to(url_name: str, *, also: tuple[type[Exception], ...] = ()) -> Call
 def run_resume_view(*, model, resume: Callable, url_name: str, message: str) -> Callable[..., HttpResponse]:
     """The page view that continues a stopped run in a new job (reviewers and up), then shows the run's page.
 
-    `resume(run=, user=)` is the app's service; `message` is formatted with the run and the job, e.g.
-    "Run #{run.pk} continues as job #{job.pk}; its stored trials are kept."
+    `resume(run=, user=)` is the app's service; `message` is a translatable text (marked with gettext_noop at
+    the call site) filled with the run's and the job's numbers, e.g.
+    "Run #%(run)s continues as job #%(job)s; its stored trials are kept."
     """
 
     @login_required
@@ -76,7 +78,7 @@ def run_resume_view(*, model, resume: Callable, url_name: str, message: str) -> 
         require_role(request, REVIEWER)
         run = get_object_or_404(model, pk=pk)
         job = resume(run=run, user=request.user)
-        messages.success(request, message.format(run=run, job=job))
+        messages.success(request, gettext(message) % {"run": run.pk, "job": job.pk})
         return redirect(url_name, pk=run.pk)
 
     return run_resume

@@ -10,6 +10,7 @@ from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
 from kopa_site.filtersets import JobFilterSet
@@ -121,7 +122,9 @@ def job_start_view(request):
     except JobError as exc:
         messages.error(request, str(exc))
         return redirect("jobs:list")
-    messages.success(request, f"Started {allowed[name].title} as job #{job.pk}.")
+    messages.success(
+        request, gettext("Started %(title)s as job #%(job)s.") % {"title": allowed[name].title, "job": job.pk}
+    )
     return redirect("jobs:detail", pk=job.pk)
 
 

@@ -5,17 +5,18 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 
 class Job(models.Model):
     """A long piece of work run by a queue worker; the queue only carries this row's id."""
 
     class Status(models.TextChoices):
-        PENDING = "pending", "pending"
-        RUNNING = "running", "running"
-        SUCCEEDED = "succeeded", "succeeded"
-        FAILED = "failed", "failed"
-        CANCELLED = "cancelled", "cancelled"
+        PENDING = "pending", _("pending")
+        RUNNING = "running", _("running")
+        SUCCEEDED = "succeeded", _("succeeded")
+        FAILED = "failed", _("failed")
+        CANCELLED = "cancelled", _("cancelled")
 
     FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
 

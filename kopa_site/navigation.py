@@ -9,27 +9,33 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.urls import NoReverseMatch, reverse
+from django.utils.translation import gettext_lazy as _
 
 
 @dataclass(frozen=True)
 class Part:
-    label: str
+    label: str  # translated lazily: the page's language decides
     url_names: tuple[str, ...]
     app_label: str | None = None  # whose models the home page counts under this part
-    summary: str = ""
+    summary: str = ""  # ditto
     staff_only: bool = False
 
 
 PARTS: tuple[Part, ...] = (
-    Part("Catalog", ("apis:index",), "apis", "Korean public APIs as typed tools, and every call made to them."),
-    Part("Graph", ("graphs:index",), "graphs", "Which tool output feeds which tool input, kept where trials prove it."),
-    Part("Review", ("datasets:index",), "datasets", "Executed multi-step trajectories, reviewed and versioned."),
-    Part("Benchmark", ("benchmarks:index",), "benchmarks", "KOPA-Bench tasks, models and evaluation runs."),
-    Part("Leaderboard", ("benchmarks:leaderboard", "benchmarks:index")),
-    Part("Training", ("training:index",), "training", "GRPO fine-tuning runs on curated data."),
-    Part("Jobs", ("jobs:list",), "kopa_site", "Background work with its progress and logs."),
-    Part("Admin", ("admin:index",), staff_only=True),
-    Part("API docs", ("api-docs",)),
+    Part(_("Catalog"), ("apis:index",), "apis", _("Korean public APIs as typed tools, and every call made to them.")),
+    Part(
+        _("Graph"),
+        ("graphs:index",),
+        "graphs",
+        _("Which tool output feeds which tool input, kept where trials prove it."),
+    ),
+    Part(_("Review"), ("datasets:index",), "datasets", _("Executed multi-step trajectories, reviewed and versioned.")),
+    Part(_("Benchmark"), ("benchmarks:index",), "benchmarks", _("KOPA-Bench tasks, models and evaluation runs.")),
+    Part(_("Leaderboard"), ("benchmarks:leaderboard", "benchmarks:index")),
+    Part(_("Training"), ("training:index",), "training", _("GRPO fine-tuning runs on curated data.")),
+    Part(_("Jobs"), ("jobs:list",), "kopa_site", _("Background work with its progress and logs.")),
+    Part(_("Admin"), ("admin:index",), staff_only=True),
+    Part(_("API docs"), ("api-docs",)),
 )
 
 

@@ -72,6 +72,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "kopa_site.language.LanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -110,6 +111,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "kopa_site.context_processors.site",
@@ -136,7 +138,13 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
-LANGUAGE_CODE = "ko-kr"
+# The console speaks Korean, its users' language; English is a full translation picked with the switcher in
+# the header (a cookie), never guessed from the browser, so a page never mixes the two. Source strings are
+# English; locale/ko holds the Korean (locale/README.md). One date format in both languages: kopa_site/formats.
+LANGUAGE_CODE = "ko"
+LANGUAGES = [("ko", "한국어"), ("en", "English")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+FORMAT_MODULE_PATH = ["kopa_site.formats"]
 TIME_ZONE = "Asia/Seoul"
 USE_I18N = True
 USE_TZ = True
@@ -338,9 +346,8 @@ SPECTACULAR_SETTINGS = {
     # Several models have a `status`; name each enum after its model so the schema stays readable.
     "ENUM_NAME_OVERRIDES": {
         "JobStatusEnum": "kopa_site.models.Job.Status",
-        # Evaluation and verification runs share these states (pending, running, stopped, finished).
-        "RunStatusEnum": "benchmarks.models.EvalRun.Status",
-        "SynthesisRunStatusEnum": "datasets.models.SynthesisRun.Status",
+        # Every run (synthesis, verification, evaluation, training) has these states (kopa_site.models.Run).
+        "RunStatusEnum": "kopa_site.models.RunStatus",
         "TrajectoryStatusEnum": "datasets.models.Trajectory.Status",
         "ToolModeEnum": "benchmarks.models.EvalRun.ToolMode",  # named, now that training runs have their own
         "TrainingToolModeEnum": "training.models.TrainingRun.ToolMode",

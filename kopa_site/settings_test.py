@@ -7,6 +7,10 @@ from kopa_site.settings import *  # noqa: F403
 from kopa_site.settings import DATABASES, Q_CLUSTER, VAR_DIR
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# Tests read the source (English) strings unless they pick a language: the Korean pages, the language switch
+# and the one date format have their own tests (tests/kopa_site/test_language.py, the browser tour), which set
+# LANGUAGE_CODE back to the console's default, "ko". KOPA_TEST_LANGUAGE=ko runs the whole suite in Korean.
+LANGUAGE_CODE = os.environ.get("KOPA_TEST_LANGUAGE", "en")
 # Look static files up per request instead of indexing all of them for every test client.
 WHITENOISE_AUTOREFRESH = True
 # KOPA_Q_SYNC=0 is for a real `qcluster` subprocess started by a test against the test database.

@@ -9,6 +9,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/login/", ThrottledLoginView.as_view(), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
+    # set_language: the header's language switcher posts here (kopa_site/language.py).
+    path("i18n/", include("django.conf.urls.i18n")),
     path("api/v1/", include("kopa_site.api.urls")),
     path("catalog/", include("apis.urls")),
     path("graph/", include("graphs.urls")),

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext
 
 from training.models import TrainingMetric, TrainingRun
 
@@ -80,7 +81,7 @@ def _figure(rows: list[dict[str, Any]], series: list[tuple[str, str]], title: st
         height=300,
         margin={"l": 55, "r": 15, "t": 30, "b": 40},
         title={"text": title, "font": {"size": 14}},
-        xaxis={"title": "step"},
+        xaxis={"title": gettext("step")},
         plot_bgcolor="#fff",
         legend={"orientation": "h", "y": -0.25},
     )

@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext, gettext_noop
 from django.views.decorators.http import require_GET, require_POST
 
 from datasets.selectors import version_list
@@ -107,7 +108,7 @@ def run_start(request):
         )
         job = training_run_start(run=run, user=request.user)
     except DomainError as exc:
-        messages.error(request, f"Nothing was started: {exc}")
+        messages.error(request, gettext("Nothing was started: %(exc)s") % {"exc": exc})
         page = Paginator(run_list(), PAGE_SIZE).get_page(1)
         context = {
             "page": page,
@@ -117,7 +118,10 @@ def run_start(request):
             "versions": version_list(),
         }
         return render(request, "training/index.html", {**context, "form": form}, status=400)
-    messages.success(request, f"Training run #{run.pk} queued as job #{job.pk} on the gpu queue.")
+    messages.success(
+        request,
+        gettext("Training run #%(run)s queued as job #%(job)s on the gpu queue.") % {"run": run.pk, "job": job.pk},
+    )
     return redirect("training:run", pk=run.pk)
 
 
@@ -128,7 +132,10 @@ def run_cancel(request, pk: int):
     require_role(request, REVIEWER)
     run = get_object_or_404(TrainingRun, pk=pk)
     training_run_cancel(run=run, user=request.user)
-    messages.success(request, f"Cancel requested: run #{run.pk} stops at its next check; resume continues it.")
+    messages.success(
+        request,
+        gettext("Cancel requested: run #%(run)s stops at its next check; resume continues it.") % {"run": run.pk},
+    )
     return redirect("training:run", pk=run.pk)
 
 
@@ -136,5 +143,5 @@ run_resume = run_resume_view(
     model=TrainingRun,
     resume=training_run_resume,
     url_name="training:run",
-    message="Run #{run.pk} continues from its last checkpoint as job #{job.pk}.",
+    message=gettext_noop("Run #%(run)s continues from its last checkpoint as job #%(job)s."),
 )

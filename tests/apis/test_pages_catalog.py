@@ -28,9 +28,14 @@ def test_anonymous_visitors_go_to_login_and_role_less_users_are_refused(client, 
     assert client_as(outsider).get(reverse("apis:tool", args=[tool.pk])).status_code == 403
 
 
-def test_an_empty_catalog_says_how_to_fill_it(client_as, annotator):
+def test_an_empty_catalog_says_how_to_fill_it(client_as, annotator, admin):
+    # Each role is told what it can do: an admin gets the button and commands, an annotator who has neither is
+    # told who imports (issue 18: empty states pointed at actions the role does not have).
+    html = html_of(client_as(admin).get(reverse("apis:index")))
+    assert "No tools imported yet" in html and "catalog_import" in html and "Import bundled catalog" in html
     html = html_of(client_as(annotator).get(reverse("apis:index")))
-    assert "No tools imported yet" in html and "catalog_import --bundled" in html
+    assert "No tools imported yet" in html and "An admin imports tools" in html
+    assert "catalog_import" not in html and "button above" not in html
 
 
 @pytest.mark.smoke

@@ -1,5 +1,5 @@
 """After the main job, every page it prints opens for every demo role in a real browser: no server error,
-Korean text rendered, nothing wider than a phone at 390 px. Screenshots land in var/screenshots/tour/
+one UI language (Korean, the console's default) and one date format, nothing wider than a phone at 390 px. Screenshots land in var/screenshots/tour/
 (the README's tour is taken from them: KOPA_TOUR_DIR=docs/screenshots keeps them there instead)."""
 
 from __future__ import annotations
@@ -23,6 +23,15 @@ ROLES = ("annotator", "reviewer", "admin")
 PASSWORD = "kopa-demo"
 # Pages that show synthesized or catalogued Korean data once the job has run.
 KOREAN_PAGES = {"Review queue", "EDGE graph"}
+# The console's own English source strings: none may show on a Korean page (issue 18: English UI beside
+# Korean data, login and admin).
+ENGLISH_UI = ("Log out", "Skip to content", "Korean public-API tool calling", "Catalog", "Benchmark", "Jobs")
+# Django's Korean formats ("2026년 12월 3일 4:16 오후") or English ones ("Dec. 3, 2026, 4:16 p.m."): the console
+# has one format instead (kopa_site/formats), which every <time> element and date on a page follows.
+OTHER_DATES = re.compile(
+    r"\d{4}년 \d{1,2}월|오[전후] \d{1,2}:\d{2}|\d{1,2}:\d{2} [ap]\.m\.|[A-Z][a-z]{2}\. \d{1,2}, \d{4}"
+)
+ONE_FORMAT = re.compile(r"\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2})?|\d{2}:\d{2}:\d{2}")
 
 
 def _tour_dir() -> Path:
@@ -35,8 +44,25 @@ def _page_width(page) -> int:
     return page.evaluate("Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)")
 
 
-def test_every_page_the_main_job_prints_opens_for_every_role(live_server, sandbox_server_url, monkeypatch, request):
+def _language_problems(page, where: str, *, console: bool) -> list[str]:
+    problems = []
+    if page.evaluate("document.documentElement.lang") != "ko":
+        problems.append(f"{where}: <html lang> is not ko")
+    text = page.inner_text("body")
+    if console:  # Django's admin is Korean too, but lists the apps' own (English) model names
+        problems += [f"{where}: English UI text {phrase!r}" for phrase in ENGLISH_UI if phrase in text]
+    problems += [f"{where}: date {found!r} in another format" for found in OTHER_DATES.findall(text)]
+    for shown in page.eval_on_selector_all("main time", "nodes => nodes.map(n => n.textContent.trim())"):
+        if shown and not ONE_FORMAT.fullmatch(shown):
+            problems.append(f"{where}: <time> shows {shown!r}")
+    return problems
+
+
+def test_every_page_the_main_job_prints_opens_for_every_role(
+    live_server, sandbox_server_url, monkeypatch, request, settings
+):
     monkeypatch.setenv("KOPA_DEMO_PASSWORD", PASSWORD)
+    settings.LANGUAGE_CODE = "ko"  # the console's default (the test settings read English source strings)
     report = pipeline_run(
         options=PipelineOptions(
             trajectories=6, verify_rounds=3, sandbox_origin=sandbox_server_url, tasks=["wx-001", "hl-001"]
@@ -67,6 +93,8 @@ def test_every_page_the_main_job_prints_opens_for_every_role(live_server, sandbo
             text = page.inner_text("body")
             if label in KOREAN_PAGES and not HANGUL.search(text):
                 problems.append(f"{role} {path}: no Korean text")
+            if label != "API docs" and status < 400:  # Swagger UI keeps its own English
+                problems += _language_problems(page, f"{role} {path}", console=label != "Admin")
             if role == "admin":
                 slug = re.sub(r"[^a-z]+", "-", label.lower()).strip("-")
                 page.screenshot(path=str(folder / f"{slug}.png"))
