@@ -875,6 +875,11 @@ class _RoundWorker:
         records = execution.result.records
         rng = rng_for(self.seed, "value", edge.pk, trial.attempt)
         binding = TR.bind(records, edge.source_fields, edge.target_params, edge.transform, rng)
+        if binding == TR.MISSING_FIELD:
+            # With this input A's records lack F (KOSIS getMeta lists items only with type=ITM): the input says
+            # nothing about the link, as when A gives no records at all.
+            trial.outcome = (P.SKIPPED, TR.FIELD_ABSENT)
+            return None
         if isinstance(binding, str):
             trial.outcome = (P.STRUCTURAL, binding)
             return None
@@ -890,30 +895,52 @@ class _RoundWorker:
             # areaCode2's code is a 시군구 code when the request named an area: not this link's kind of value.
             trial.outcome = (P.SKIPPED, TR.DOMAIN_BY_REQUEST)
             return None
-        trial.values["echo"] = TR.is_echo(binding.source_values, trial.source_params)
+        trial.values["echo"] = TR.is_echo(binding.source_values, trial.source_params, edge.transform, binding.bound)
         siblings = self._sibling_values(edge, records[binding.record_index], set(binding.bound))
-        params = TR.target_params(edge.target_tool.parameters, binding.bound, siblings)
+        params = TR.target_params(
+            edge.target_tool.parameters, binding.bound, siblings, provider=edge.target_tool.service.provider.code
+        )
         trial.values.update(source_values=binding.source_values, bound=binding.bound, siblings=siblings)
+        _, target_domains = self.tool_domains(edge.target_tool)
+        missing = D.missing_companions(dst, (target_domains.get(name, D.UNKNOWN) for name in siblings))
+        if missing:
+            # udrtYn=0 with the road code and building number of an example: the flag found nothing of A's.
+            trial.values["companions_missing"] = missing
+            trial.outcome = (P.SKIPPED, TR.COMPANIONS_MISSING)
+            return None
         if isinstance(params, str):
             trial.outcome = (P.SKIPPED, params)
             return None
         trial.target_params = params
         return edge.target_tool, params
 
-    def _check(self, trial: _Trial, bound: dict[str, Any], records) -> TR.Check:
+    def _check(self, trial: _Trial, bound: dict[str, Any], result, request: dict | None) -> TR.Check:
         edge = trial.edge
         source_fields, _ = self.tool_domains(edge.source_tool)
         target_fields, target_params = self.tool_domains(edge.target_tool)
+        # A field whose kind depends on the request is read as what it holds for these two calls (areaCode2
+        # asked with an areaCode lists 시군구 codes, not areas).
+        source_fields = self._as_requested(edge.source_tool, source_fields, trial.source_params)
+        target_fields = self._as_requested(edge.target_tool, target_fields, request)
         record = trial.source.result.records[trial.binding.record_index]
         bound_domains = {name: target_params.get(name, D.UNKNOWN) for name in bound}
-        return TR.consistency(bound, bound_domains, record, source_fields, records, target_fields)
+        records = result.records
+        complete = result.total_count is None or result.total_count <= len(records)
+        return TR.consistency(bound, bound_domains, record, source_fields, records, target_fields, complete=complete)
+
+    @staticmethod
+    def _as_requested(tool: Tool, fields: dict[str, str], request: dict | None) -> dict[str, str]:
+        provider = tool.service.provider.code
+        return {
+            name: D.request_domain(name, domain, provider=provider, request=request) for name, domain in fields.items()
+        }
 
     def after_target(self, trial: _Trial, execution: Execution) -> tuple[Tool, dict[str, str]] | None:
         trial.target = execution
         result = execution.result
         trial.outcome = TR.target_outcome(result.ok, result.error_class, result.records)
         if trial.outcome[0] == P.SUCCESS:
-            check = self._check(trial, trial.binding.bound, result.records)
+            check = self._check(trial, trial.binding.bound, result, trial.target_params)
             trial.checks["consistency"] = check.to_dict()
             if check.verdict == TR.INCONSISTENT_CHECK:
                 trial.outcome = (P.STRUCTURAL, TR.INCONSISTENT)
@@ -945,7 +972,12 @@ class _RoundWorker:
             }
         trial.checks["specificity"] = {"value": trial.control_bound, "origin": origin}
         # The same request with the other value(s) in place of the bound ones.
-        control = TR.target_params(schema, trial.control_bound, trial.values.get("siblings") or {})
+        control = TR.target_params(
+            schema,
+            trial.control_bound,
+            trial.values.get("siblings") or {},
+            provider=trial.edge.target_tool.service.provider.code,
+        )
         if isinstance(control, str):
             return self._confusion(trial)
         trial.control_params = control
@@ -978,7 +1010,12 @@ class _RoundWorker:
         trial.confusion_bound = dict(zip(trial.edge.target_params, values, strict=True))
         trial.checks["confusion"] = {"value": trial.confusion_bound, "origin": origin}
         schema = trial.edge.target_tool.parameters
-        params = TR.target_params(schema, trial.confusion_bound, trial.values.get("siblings") or {})
+        params = TR.target_params(
+            schema,
+            trial.confusion_bound,
+            trial.values.get("siblings") or {},
+            provider=trial.edge.target_tool.service.provider.code,
+        )
         if isinstance(params, str):
             return None
         trial.confusion_params = params
@@ -987,7 +1024,11 @@ class _RoundWorker:
     def after_confusion(self, trial: _Trial, execution: Execution) -> None:
         trial.confusion = execution
         result = execution.result
-        check = self._check(trial, trial.confusion_bound, result.records) if result.ok and result.records else None
+        check = (
+            self._check(trial, trial.confusion_bound, result, trial.confusion_params)
+            if result.ok and result.records
+            else None
+        )
         if check is not None:
             trial.checks["confusion"]["consistency"] = check.to_dict()
         trial.confusion_outcome = TR.confusion_outcome(result.ok, result.error_class, result.records, check)
@@ -1029,7 +1070,10 @@ class _RoundWorker:
                     outcome=P.SKIPPED,
                     failure_class__startswith="source",
                     edge__source_tool=tool,
-                ).values_list("values", flat=True)
+                )
+                # A field absent or of another kind with this input is about that edge's field, not the input.
+                .exclude(failure_class__in=(TR.FIELD_ABSENT, TR.DOMAIN_BY_REQUEST))
+                .values_list("values", flat=True)
             ]
             self._pools[key] = [inputs for inputs in pool if inputs not in barren] or pool
         return self._pools[key]
@@ -1039,17 +1083,18 @@ class _RoundWorker:
         nodeId, areaCode with sigunguCode) come from one place. A sibling is a candidate from the same source
         tool into the same target that is verified or whose names match (same name or a known alias); a
         weak sibling would fail the trial for a reason that is not this edge's. Optional parameters are only
-        filled by verified or same-name siblings."""
+        filled by verified or same-name siblings, or by any sibling that binds a companion the edge's values need
+        (the 본번 beside a 부번, the road code beside a 지하여부)."""
         key = (edge.source_tool_id, edge.target_tool_id)
         if key not in self._siblings:
-            self._siblings[key] = [
-                sibling
-                for sibling in CandidateEdge.objects.filter(source_tool_id=key[0], target_tool_id=key[1])
+            self._siblings[key] = list(
+                CandidateEdge.objects.filter(source_tool_id=key[0], target_tool_id=key[1])
                 .exclude(status=CandidateEdge.Status.PRUNED)
                 .order_by("-posterior_mean", "-score", "id")
-                if sibling.status == CandidateEdge.Status.VERIFIED or (sibling.signals or {}).get("name", 0) >= 0.9
-            ]
+            )
         required = TR.required_names(edge.target_tool.parameters)
+        _, dst = self.edge_domains(edge)
+        companions = {c for name in dst for c in D.domain(name).companions}
         values: dict[str, str] = {}
         for sibling in self._siblings[key]:
             params = sibling.target_params
@@ -1057,7 +1102,11 @@ class _RoundWorker:
                 continue
             if any(is_control_param(p) for p in params):
                 continue
-            strong = sibling.status == CandidateEdge.Status.VERIFIED or (sibling.signals or {}).get("name", 0) >= 1.0
+            name_score = (sibling.signals or {}).get("name", 0)
+            companion = bool(companions) and set(self.edge_domains(sibling)[1]) <= companions
+            if not (sibling.status == CandidateEdge.Status.VERIFIED or name_score >= 0.9 or companion):
+                continue
+            strong = sibling.status == CandidateEdge.Status.VERIFIED or name_score >= 1.0 or companion
             if not set(params) <= required and not strong:
                 continue
             tuples = TR.field_tuples([record], sibling.source_fields)
@@ -1339,6 +1388,12 @@ def _graph_rows(statuses: Iterable[str]) -> tuple[list[dict], list[dict]]:
                 "param": edge.target_param,
                 "transform": edge.transform,
                 "domains": edge.domains,
+                # The field holds this domain only when A's call had none of these (areaCode2's code).
+                "without": [
+                    param
+                    for field in edge.source_fields
+                    for param in D.request_condition(field, provider=edge.source_tool.service.provider.code)
+                ],
                 "status": edge.status,
                 "alpha": round(edge.alpha, 4),
                 "beta": round(edge.beta, 4),

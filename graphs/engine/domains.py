@@ -37,10 +37,13 @@ class Domain:
     confusable: str = ""
     # Coordinate members: the composite they only mean something in ("wgs84", "tm", "utmk", "kma").
     group: str = ""
+    # Target domains that must be bound from the same source record for a value of this domain to mean
+    # anything: a 0/1 지하여부 names no building without its road code, a 부번 no lot without its 본번.
+    companions: tuple[str, ...] = ()
 
 
-def _d(name, label, chainable=True, samples=(), confusable="", group=""):
-    return Domain(name, label, chainable, tuple(samples), confusable, group)
+def _d(name, label, chainable=True, samples=(), confusable="", group="", companions=()):
+    return Domain(name, label, chainable, tuple(samples), confusable, group, tuple(companions))
 
 
 DOMAINS: dict[str, Domain] = {
@@ -96,16 +99,16 @@ DOMAINS: dict[str, Domain] = {
         ),
         # Addresses (Juso) and lots (건축물대장).
         _d("juso.rn_mgt_sn", "도로명코드 12자리", samples=("111103100012", "116804166727")),
-        _d("juso.udrt", "지하여부 (0 지상, 1 지하)", samples=("0", "1")),
+        _d("juso.udrt", "지하여부 (0 지상, 1 지하)", samples=("0", "1"), companions=("juso.rn_mgt_sn",)),
         _d("juso.buld_mnnm", "건물본번", samples=("12", "58", "1")),
-        _d("juso.buld_slno", "건물부번", samples=("0", "1")),
-        _d("lot.plat_gb", "대지구분 (0 대지, 1 산)", samples=("0", "1")),
+        _d("juso.buld_slno", "건물부번", samples=("0", "1"), companions=("juso.rn_mgt_sn",)),
+        _d("lot.plat_gb", "대지구분 (0 대지, 1 산)", samples=("0", "1"), companions=("lot.bun4",)),
         _d("lot.bun", "지번 본번 (번지, 앞 0 없음)", samples=("23", "12", "459")),
         _d("lot.ji", "지번 부번 (호, 앞 0 없음)", samples=("0", "4", "59")),
         # No confusion control between 본번 and 부번: they share one value space (a 부번 0004 is also a real
         # 본번), so B answering it proves nothing, and the verdict would hang on which sample was drawn.
         _d("lot.bun4", "지번 본번 4자리 (0023)", samples=("0023", "0012", "0459")),
-        _d("lot.ji4", "지번 부번 4자리 (0004)", samples=("0000", "0004", "0059")),
+        _d("lot.ji4", "지번 부번 4자리 (0004)", samples=("0000", "0004", "0059"), companions=("lot.bun4",)),
         _d("address.keyword", "주소 검색어", chainable=False),
         _d("address.text", "주소 (문장)", chainable=False),
         # Coordinates: members of a pair, never bound one by one.
@@ -440,6 +443,25 @@ REQUEST_DOMAINS: dict[tuple[str, str], tuple[str, str]] = {
     ("B551011", "code"): ("areaCode", "tour.sigungu"),
 }
 
+# Parameters that a bound parameter only works with: (provider, normalized parameter) -> the optional parameters
+# a call must also carry. HIRA's getHospBasisList ignores xPos and yPos without a radius, as the live API does.
+PARAM_COMPANIONS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("B551182", "xpos"): ("radius",),
+    ("B551182", "ypos"): ("radius",),
+}
+
+
+def param_companions(names: Iterable[str], *, provider: str) -> list[str]:
+    """The optional parameters that the given bound parameters need beside them (radius with xPos, yPos)."""
+    found: list[str] = []
+    for name in names:
+        norm = normalize(name.rsplit(".", 1)[-1])
+        for (prov, param), companions in PARAM_COMPANIONS.items():
+            if param == norm and prov.lower() in provider.lower():
+                found.extend(c for c in companions if c not in found)
+    return found
+
+
 # Registered transforms between two domains (besides identity within one domain).
 LINKS: dict[tuple[str, str], tuple[str, ...]] = {
     ("bjd10", "sgg5"): ("slice:0:5",),
@@ -501,8 +523,26 @@ def request_domain(name: str, base: str, *, provider: str, request: Mapping[str,
     return base
 
 
+def request_condition(name: str, *, provider: str) -> tuple[str, ...]:
+    """The request parameters that must be absent from the source call for the field to hold its usual
+    domain: ("areaCode",) for TourAPI areaCode2's code, an areaCode only when no area was asked."""
+    norm = normalize(name.rsplit(".", 1)[-1])
+    return tuple(
+        param
+        for (prov, field), (param, _) in REQUEST_DOMAINS.items()
+        if field == norm and prov.lower() in provider.lower()
+    )
+
+
 def domain(name: str) -> Domain:
     return DOMAINS.get(name, DOMAINS[UNKNOWN])
+
+
+def missing_companions(bound_domains: Iterable[str], other_domains: Iterable[str]) -> list[str]:
+    """Companion domains that the bound values need but that no other parameter bound from the same source
+    record has (a 지하여부 without the road code it qualifies)."""
+    have = set(other_domains) | set(bound_domains)
+    return sorted({c for name in bound_domains for c in domain(name).companions if c not in have})
 
 
 def is_coordinate(name: str) -> bool:

@@ -87,6 +87,19 @@ def test_an_echo_is_the_input_or_a_known_projection_of_it():
     assert not TR.is_echo({"nodeid": "DJB8001793"}, {})
 
 
+def test_a_bound_value_that_the_transform_gives_from_an_input_is_an_echo():
+    # select_stdg listed the 동 of 종로구 (stdgCd=1111000000): their first 2 or 5 digits are what it was asked.
+    request = {"stdgCd": "1111000000", "lv": "3", "srchFrYm": "202609"}
+    dong = {"stdgCd": "1111010900"}
+    assert TR.is_echo(dong, request, "slice:0:2", {"lDongRegnCd": "11"})
+    assert TR.is_echo(dong, request, "slice:2:5", {"lDongSignguCd": "110"})
+    assert TR.is_echo(dong, request, "slice:0:5", {"LAWD_CD": "11110"})
+    # ...but the 동 part is new: listing a 시군구's 동 and handing one on is a real hop.
+    assert not TR.is_echo(dong, request, "slice:5:10", {"bjdongCd": "10900"})
+    # A page number is no input a record could echo: 부번 1 after pageNo=1 is a finding.
+    assert not TR.is_echo({"lnbrSlno": "1"}, {"keyword": "종로", "currentPage": "1"}, "zero_pad:4", {"ji": "0001"})
+
+
 def test_consistency_needs_agreement_on_a_shared_domain_or_an_echo_of_the_bound_value():
     source = {"areacode": "1", "contentid": "195400"}
     source_domains = {"areacode": "tour.area", "contentid": "tour.content_id"}
@@ -116,6 +129,17 @@ def test_consistency_needs_agreement_on_a_shared_domain_or_an_echo_of_the_bound_
         {"sggCd": "sgg5"},
     )
     assert sliced.verdict == TR.CONSISTENT
+    # One page of a longer answer that lacks A's value is no disagreement: 종로구 (23) is on a later page.
+    page = TR.consistency(
+        {"areaCode": "1"},
+        {"areaCode": "tour.area"},
+        {"sigungucode": "23"},
+        {"sigungucode": "tour.sigungu"},
+        [{"code": str(n)} for n in range(1, 11)],
+        {"code": "tour.sigungu"},
+        complete=False,
+    )
+    assert page.verdict == TR.UNCHECKED and "one page" in page.detail
 
 
 def test_the_controls_bind_valid_values_of_the_same_and_of_the_most_confusable_domain():
@@ -145,3 +169,16 @@ def test_a_record_that_says_no_is_a_failed_trial():
     assert (
         TR.target_outcome(True, None, [{"tax_type": "국세청에 등록되지 않은 사업자등록번호입니다."}])[0] == STRUCTURAL
     )
+
+
+def test_a_flag_needs_the_key_it_qualifies_from_the_same_record():
+    # 건축물대장's naUgrndCd=0 into Juso's udrtYn, the road code and building number from examples: nothing of A's.
+    assert D.missing_companions(["juso.udrt"], []) == ["juso.rn_mgt_sn"]
+    assert D.missing_companions(["juso.udrt"], ["juso.rn_mgt_sn", "juso.buld_mnnm"]) == []
+    assert D.missing_companions(["lot.ji4"], ["sgg5", "umd5"]) == ["lot.bun4"]
+    assert D.missing_companions(["bjd10"], []) == []
+
+
+def test_a_request_dependent_field_names_the_parameter_it_must_be_called_without():
+    assert D.request_condition("code", provider=TOUR) == ("areaCode",)
+    assert D.request_condition("contentid", provider=TOUR) == ()

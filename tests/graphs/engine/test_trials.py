@@ -131,3 +131,19 @@ def test_the_fields_of_an_array_of_objects_are_parameters_and_a_binding_fills_on
     no_example = {"properties": {"rows": {"type": "array", "items": {"type": "object", "properties": {"id": {}},
                   "required": ["id"]}}}, "required": ["rows"]}  # fmt: skip
     assert TR.target_params(no_example, {}, {}) == TR.MISSING_REQUIRED
+
+
+def test_coordinates_bound_into_hira_carry_the_radius_the_live_api_needs_for_them():
+    schema = {
+        "type": "object",
+        "properties": {
+            "xPos": {"type": "number"},
+            "yPos": {"type": "number"},
+            "radius": {"type": "integer", "example": "3000"},
+        },
+    }
+    bound = {"xPos": "127.03", "yPos": "37.49"}
+    hira = "apis.data.go.kr/B551182"
+    assert TR.target_params(schema, bound, {}, provider=hira) == {**bound, "radius": "3000"}
+    assert TR.target_params(schema, bound, {}, provider="apis.data.go.kr/B552657") == bound
+    assert TR.target_params(schema, {"radius": "500"}, {}, provider=hira) == {"radius": "500"}
