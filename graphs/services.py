@@ -902,7 +902,9 @@ class _RoundWorker:
         )
         trial.values.update(source_values=binding.source_values, bound=binding.bound, siblings=siblings)
         _, target_domains = self.tool_domains(edge.target_tool)
-        missing = D.missing_companions(dst, (target_domains.get(name, D.UNKNOWN) for name in siblings))
+        missing = D.missing_companions(
+            dst, (target_domains.get(name, D.UNKNOWN) for name in siblings), target_domains.values()
+        )
         if missing:
             # udrtYn=0 with the road code and building number of an example: the flag found nothing of A's.
             trial.values["companions_missing"] = missing

@@ -58,7 +58,13 @@ DOMAINS: dict[str, Domain] = {
             samples=("11110", "11680", "26110"),
             confusable="hira.sggu",
         ),
-        _d("umd5", "법정동 읍면동 5자리 (법정동 뒤 5자리)", samples=("10100", "10300", "11800"), confusable="sgg5"),
+        _d(
+            "umd5",
+            "법정동 읍면동 5자리 (법정동 뒤 5자리)",
+            samples=("10100", "10300", "11800"),
+            confusable="sgg5",
+            companions=("sgg5",),
+        ),
         _d("hjd10", "행정동코드 10자리", samples=("1111051500", "1168064000"), confusable="bjd10"),
         _d("ldong.sido2", "법정동 시도코드 2자리", samples=("11", "26", "41"), confusable="tour.area"),
         _d(
@@ -66,6 +72,7 @@ DOMAINS: dict[str, Domain] = {
             "법정동 시군구코드 3자리 (법정동 3~5번째)",
             samples=("110", "680", "140"),
             confusable="tour.sigungu",
+            companions=("ldong.sido2",),
         ),
         _d("ldong.umd3", "법정동 읍면동코드 3자리", chainable=False),
         _d(
@@ -95,7 +102,11 @@ DOMAINS: dict[str, Domain] = {
         _d("hira.sggu", "심평원 시군구코드 6자리", samples=("110019", "110001", "210001"), confusable="sgg5"),
         _d("tour.area", "TourAPI 지역코드 (1 서울 … 39 제주)", samples=("1", "6", "32", "35"), confusable="sgg5"),
         _d(
-            "tour.sigungu", "TourAPI 시군구코드 (지역코드 안의 번호)", samples=("1", "23", "5"), confusable="ldong.sgg3"
+            "tour.sigungu",
+            "TourAPI 시군구코드 (지역코드 안의 번호)",
+            samples=("1", "23", "5"),
+            confusable="ldong.sgg3",
+            companions=("tour.area",),
         ),
         # Addresses (Juso) and lots (건축물대장).
         _d("juso.rn_mgt_sn", "도로명코드 12자리", samples=("111103100012", "116804166727")),
@@ -538,11 +549,18 @@ def domain(name: str) -> Domain:
     return DOMAINS.get(name, DOMAINS[UNKNOWN])
 
 
-def missing_companions(bound_domains: Iterable[str], other_domains: Iterable[str]) -> list[str]:
+def missing_companions(
+    bound_domains: Iterable[str], other_domains: Iterable[str], target_domains: Iterable[str] | None = None
+) -> list[str]:
     """Companion domains that the bound values need but that no other parameter bound from the same source
-    record has (a 지하여부 without the road code it qualifies)."""
+    record has (a 지하여부 without the road code it qualifies). With `target_domains` (the domains of the target's
+    parameters), only companions the target has a parameter for are asked for."""
+    bound_domains = list(bound_domains)
     have = set(other_domains) | set(bound_domains)
-    return sorted({c for name in bound_domains for c in domain(name).companions if c not in have})
+    wanted = {c for name in bound_domains for c in domain(name).companions}
+    if target_domains is not None:
+        wanted &= set(target_domains)
+    return sorted(wanted - have)
 
 
 def is_coordinate(name: str) -> bool:

@@ -177,6 +177,11 @@ def test_a_flag_needs_the_key_it_qualifies_from_the_same_record():
     assert D.missing_companions(["juso.udrt"], ["juso.rn_mgt_sn", "juso.buld_mnnm"]) == []
     assert D.missing_companions(["lot.ji4"], ["sgg5", "umd5"]) == ["lot.bun4"]
     assert D.missing_companions(["bjd10"], []) == []
+    # A TourAPI 시군구 code names a 시군구 only within its area; a 법정동 시군구 3자리 only within its 시도.
+    assert D.missing_companions(["tour.sigungu"], []) == ["tour.area"]
+    assert D.missing_companions(["ldong.sgg3"], ["ldong.sido2"]) == []
+    # Only companions the target can take are asked for.
+    assert D.missing_companions(["umd5"], [], target_domains=["umd5", "lot.bun4"]) == []
 
 
 def test_a_request_dependent_field_names_the_parameter_it_must_be_called_without():
