@@ -82,7 +82,14 @@ DOMAINS: dict[str, Domain] = {
             confusable="sigungu.name",
         ),
         _d("sido.short", "시도 약칭 (서울, 경기)", samples=("서울", "부산", "경기"), confusable="sigungu.name"),
-        _d("sigungu.name", "시군구명 (종로구)", samples=("종로구", "강남구", "해운대구"), confusable="emd.name"),
+        # "중구" names six districts: a 시군구 name means one only beside its 시도 (the pharmacy list's Q0 with Q1).
+        _d(
+            "sigungu.name",
+            "시군구명 (종로구)",
+            samples=("종로구", "강남구", "해운대구"),
+            confusable="emd.name",
+            companions=("sido.full",),
+        ),
         _d("emd.name", "법정 읍면동명 (청운동)", samples=("청운동", "역삼동", "신내동"), confusable="sigungu.name"),
         # AirKorea's TM reference points are listed by 행정동 (역삼1동), not 법정동 (역삼동): another spelling.
         _d(

@@ -180,6 +180,8 @@ def test_a_flag_needs_the_key_it_qualifies_from_the_same_record():
     # A TourAPI 시군구 code names a 시군구 only within its area; a 법정동 시군구 3자리 only within its 시도.
     assert D.missing_companions(["tour.sigungu"], []) == ["tour.area"]
     assert D.missing_companions(["ldong.sgg3"], ["ldong.sido2"]) == []
+    # 중구 without its 시도 is six districts: the pharmacy list's Q1 needs Q0 from the same record.
+    assert D.missing_companions(["sigungu.name"], [], target_domains=["sido.full", "sigungu.name"]) == ["sido.full"]
     # Only companions the target can take are asked for.
     assert D.missing_companions(["umd5"], [], target_domains=["umd5", "lot.bun4"]) == []
 
