@@ -213,16 +213,26 @@ def network_figure(edges) -> dict[str, Any]:
         go.Scatter(
             x=[positions[n][0] for n in node_ids],
             y=[positions[n][1] for n in node_ids],
-            mode="markers+text",
+            mode="markers",
             text=[tools[n].function_name for n in node_ids],
-            textposition="middle right",
-            textfont={"size": 10},
             marker={"size": 12, "color": "#0969da", "line": {"color": "#fff", "width": 1}},
             customdata=[f"{reverse('graphs:edges')}?tool={n}" for n in node_ids],
             hovertemplate="%{text}<br>%{customdata}<extra></extra>",
             name="tools",
         )
     )
+    # Labels as annotations on a white ground, so the lines that leave a column pass under them, not through.
+    for n in node_ids:
+        figure.add_annotation(
+            x=positions[n][0],
+            y=positions[n][1],
+            text=tools[n].function_name,
+            showarrow=False,
+            xanchor="left",
+            xshift=9,
+            font={"size": 10},
+            bgcolor="rgba(255,255,255,0.85)",
+        )
     for name, (x, y) in blocks.items():
         figure.add_annotation(
             x=x, y=y, text=f"<b>{name}</b>", showarrow=False, xanchor="left", yanchor="bottom", font={"size": 11}
