@@ -897,9 +897,6 @@ class _RoundWorker:
             return None
         trial.values["echo"] = TR.is_echo(binding.source_values, trial.source_params, edge.transform, binding.bound)
         siblings = self._sibling_values(edge, records[binding.record_index], set(binding.bound))
-        params = TR.target_params(
-            edge.target_tool.parameters, binding.bound, siblings, provider=edge.target_tool.service.provider.code
-        )
         trial.values.update(source_values=binding.source_values, bound=binding.bound, siblings=siblings)
         _, target_domains = self.tool_domains(edge.target_tool)
         missing = D.missing_companions(
@@ -910,11 +907,27 @@ class _RoundWorker:
             trial.values["companions_missing"] = missing
             trial.outcome = (P.SKIPPED, TR.COMPANIONS_MISSING)
             return None
+        # Companions go with every call of the trial, optional or not (lDongRegnCd beside lDongSignguCd).
+        companions = {c for name in dst for c in D.domain(name).companions}
+        trial.values["send"] = sorted(name for name in siblings if target_domains.get(name) in companions)
+        params = self._target_params(trial, binding.bound)
         if isinstance(params, str):
             trial.outcome = (P.SKIPPED, params)
             return None
         trial.target_params = params
         return edge.target_tool, params
+
+    @staticmethod
+    def _target_params(trial: _Trial, bound: dict[str, Any]) -> dict[str, Any] | str:
+        """B's request for a trial's main call or a control: the bound values, the siblings from A's record (the
+        optional ones the bound values need as companions included), the rest from examples."""
+        return TR.target_params(
+            trial.edge.target_tool.parameters,
+            bound,
+            trial.values.get("siblings") or {},
+            provider=trial.edge.target_tool.service.provider.code,
+            send=trial.values.get("send") or (),
+        )
 
     def _check(self, trial: _Trial, bound: dict[str, Any], result, request: dict | None) -> TR.Check:
         edge = trial.edge
@@ -974,12 +987,7 @@ class _RoundWorker:
             }
         trial.checks["specificity"] = {"value": trial.control_bound, "origin": origin}
         # The same request with the other value(s) in place of the bound ones.
-        control = TR.target_params(
-            schema,
-            trial.control_bound,
-            trial.values.get("siblings") or {},
-            provider=trial.edge.target_tool.service.provider.code,
-        )
+        control = self._target_params(trial, trial.control_bound)
         if isinstance(control, str):
             return self._confusion(trial)
         trial.control_params = control
@@ -1011,13 +1019,7 @@ class _RoundWorker:
         values, origin = picked
         trial.confusion_bound = dict(zip(trial.edge.target_params, values, strict=True))
         trial.checks["confusion"] = {"value": trial.confusion_bound, "origin": origin}
-        schema = trial.edge.target_tool.parameters
-        params = TR.target_params(
-            schema,
-            trial.confusion_bound,
-            trial.values.get("siblings") or {},
-            provider=trial.edge.target_tool.service.provider.code,
-        )
+        params = self._target_params(trial, trial.confusion_bound)
         if isinstance(params, str):
             return None
         trial.confusion_params = params

@@ -240,10 +240,16 @@ def bind(
 
 
 def target_params(
-    schema: Mapping[str, Any], bound: Mapping[str, Any], siblings: Mapping[str, Any], *, provider: str = ""
+    schema: Mapping[str, Any],
+    bound: Mapping[str, Any],
+    siblings: Mapping[str, Any],
+    *,
+    provider: str = "",
+    send: Iterable[str] = (),
 ) -> dict[str, Any] | str:
-    """The target's parameters: bound values, then siblings from the same record, then required examples, and
-    the optional parameters a bound one only works with (HIRA's radius beside xPos, yPos) from their examples.
+    """The target's parameters: bound values, then siblings from the same record (required ones, and the
+    optional ones named in `send`: companions such as lDongRegnCd beside lDongSignguCd), then required examples,
+    and the optional parameters a bound one only works with (HIRA's radius beside xPos, yPos) from examples.
     Item fields ("businesses[].b_no") are gathered into one item of their array, its other fields from examples.
 
     Returns MISSING_REQUIRED when a required parameter has none of these.
@@ -273,6 +279,9 @@ def target_params(
         if value is None:
             return MISSING_REQUIRED
         params[name] = value
+    for name in send:
+        if name not in params and name in siblings:
+            params[name] = siblings[name]
     for name in D.param_companions(bound, provider=provider):
         if name not in params:
             value = siblings.get(name, _example(props.get(name) or {}))

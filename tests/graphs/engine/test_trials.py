@@ -147,3 +147,13 @@ def test_coordinates_bound_into_hira_carry_the_radius_the_live_api_needs_for_the
     assert TR.target_params(schema, bound, {}, provider=hira) == {**bound, "radius": "3000"}
     assert TR.target_params(schema, bound, {}, provider="apis.data.go.kr/B552657") == bound
     assert TR.target_params(schema, {"radius": "500"}, {}, provider=hira) == {"radius": "500"}
+
+
+def test_companion_siblings_are_sent_even_when_optional():
+    schema = {
+        "type": "object",
+        "properties": {"lDongRegnCd": {"type": "string"}, "lDongSignguCd": {"type": "string"}},
+    }
+    bound, siblings = {"lDongSignguCd": "110"}, {"lDongRegnCd": "11"}
+    assert TR.target_params(schema, bound, siblings) == bound  # an optional sibling alone is not sent
+    assert TR.target_params(schema, bound, siblings, send=["lDongRegnCd"]) == {**bound, **siblings}
