@@ -861,8 +861,7 @@ class _RoundWorker:
         if not pool:
             trial.outcome = (P.SKIPPED, "source.no_inputs")
             return None
-        pick = rng_for(self.seed, "input", trial.edge.pk, trial.attempt).randrange(len(pool))
-        trial.source_params = pool[pick]
+        trial.source_params = min(pool, key=lambda inputs: _input_rank(self.seed, trial.edge.pk, trial.attempt, inputs))
         return tool, trial.source_params
 
     def after_source(self, trial: _Trial, execution: Execution) -> tuple[Tool, dict[str, str]] | None:
@@ -874,7 +873,12 @@ class _RoundWorker:
         edge = trial.edge
         records = execution.result.records
         rng = rng_for(self.seed, "value", edge.pk, trial.attempt)
-        binding = TR.bind(records, edge.source_fields, edge.target_params, edge.transform, rng)
+        _, dst = self.edge_domains(edge)
+        binding = TR.bind(records, edge.source_fields, edge.target_params, edge.transform, rng, dst)
+        if binding == TR.NO_VALID_VALUE:
+            # With this input every record is a level above the target's kind (시도 rows for a 동 code).
+            trial.outcome = (P.SKIPPED, TR.NO_VALID_VALUE)
+            return None
         if binding == TR.MISSING_FIELD:
             # With this input A's records lack F (KOSIS getMeta lists items only with type=ITM): the input says
             # nothing about the link, as when A gives no records at all.
@@ -1076,7 +1080,7 @@ class _RoundWorker:
                     edge__source_tool=tool,
                 )
                 # A field absent or of another kind with this input is about that edge's field, not the input.
-                .exclude(failure_class__in=(TR.FIELD_ABSENT, TR.DOMAIN_BY_REQUEST))
+                .exclude(failure_class__in=(TR.FIELD_ABSENT, TR.DOMAIN_BY_REQUEST, TR.NO_VALID_VALUE))
                 .values_list("values", flat=True)
             ]
             self._pools[key] = [inputs for inputs in pool if inputs not in barren] or pool
@@ -1122,6 +1126,14 @@ class _RoundWorker:
                 continue
             values.update(zip(params, out, strict=True))
         return values
+
+
+def _input_rank(seed: Any, edge_id: int, attempt: int, inputs: dict) -> str:
+    """The rank of one input for one (edge, attempt): the input of lowest rank is drawn. A rank depends on the
+    input alone, not on its place in the pool, so an input that another trial fed in a round later (a transient
+    fault delayed it) changes the draw only where it would itself have won."""
+    text = json.dumps(inputs, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(f"{seed}:{edge_id}:{attempt}:{text}".encode()).hexdigest()
 
 
 _SOURCE, _TARGET, _CONTROL, _CONFUSION = "source", "target", "control", "confusion"
@@ -1392,12 +1404,9 @@ def _graph_rows(statuses: Iterable[str]) -> tuple[list[dict], list[dict]]:
                 "param": edge.target_param,
                 "transform": edge.transform,
                 "domains": edge.domains,
-                # The field holds this domain only when A's call had none of these (areaCode2's code).
-                "without": [
-                    param
-                    for field in edge.source_fields
-                    for param in D.request_condition(field, provider=edge.source_tool.service.provider.code)
-                ],
+                # The field holds a value for B only when A's call had none of these (areaCode2's code), or
+                # not with these values (select_stdg's stdgCd is no 동 code with lv 1 or 2).
+                **_request_conditions(edge),
                 "status": edge.status,
                 "alpha": round(edge.alpha, 4),
                 "beta": round(edge.beta, 4),
@@ -1408,6 +1417,22 @@ def _graph_rows(statuses: Iterable[str]) -> tuple[list[dict], list[dict]]:
             }
         )
     return list(nodes.values()), rows
+
+
+def _request_conditions(edge: CandidateEdge) -> dict[str, Any]:
+    """A binding's conditions on the source call: "without" (parameters it must not have) and "unless"
+    (parameter -> values it must not have)."""
+    provider = edge.source_tool.service.provider.code
+    targets = (edge.domains or {}).get("target") or [None] * len(edge.source_fields)
+    without: list[str] = []
+    unless: dict[str, list[str]] = {}
+    for name, target in zip(edge.source_fields, targets, strict=False):
+        for param, values in D.request_condition(name, provider=provider, target=target).items():
+            if values:
+                unless[param] = values
+            elif param not in without:
+                without.append(param)
+    return {"without": without, "unless": unless}
 
 
 def refinement_summary() -> dict[str, Any]:

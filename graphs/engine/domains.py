@@ -40,10 +40,13 @@ class Domain:
     # Target domains that must be bound from the same source record for a value of this domain to mean
     # anything: a 0/1 지하여부 names no building without its road code, a 부번 no lot without its 본번.
     companions: tuple[str, ...] = ()
+    # Values of the right shape that name nothing of this kind (a regular expression over the whole value): the
+    # 동 part 00000 of a 시도 or 시군구 row, a 시도 row's 11000 where a 시군구 belongs.
+    invalid: str = ""
 
 
-def _d(name, label, chainable=True, samples=(), confusable="", group="", companions=()):
-    return Domain(name, label, chainable, tuple(samples), confusable, group, tuple(companions))
+def _d(name, label, chainable=True, samples=(), confusable="", group="", companions=(), invalid=""):
+    return Domain(name, label, chainable, tuple(samples), confusable, group, tuple(companions), invalid)
 
 
 DOMAINS: dict[str, Domain] = {
@@ -57,6 +60,7 @@ DOMAINS: dict[str, Domain] = {
             "시군구코드 5자리 (법정동 앞 5자리, LAWD_CD)",
             samples=("11110", "11680", "26110"),
             confusable="hira.sggu",
+            invalid=r"\d\d000",
         ),
         _d(
             "umd5",
@@ -64,6 +68,13 @@ DOMAINS: dict[str, Domain] = {
             samples=("10100", "10300", "11800"),
             confusable="sgg5",
             companions=("sgg5",),
+            invalid=r"0{5}",
+        ),
+        _d(
+            "bjd10.upper",
+            "법정동코드 10자리의 시도·시군구 행 (읍면동 자리 00000)",
+            samples=("1100000000", "1111000000"),
+            confusable="hjd10",
         ),
         _d("hjd10", "행정동코드 10자리", samples=("1111051500", "1168064000"), confusable="bjd10"),
         _d("ldong.sido2", "법정동 시도코드 2자리", samples=("11", "26", "41"), confusable="tour.area"),
@@ -73,6 +84,7 @@ DOMAINS: dict[str, Domain] = {
             samples=("110", "680", "140"),
             confusable="tour.sigungu",
             companions=("ldong.sido2",),
+            invalid=r"000",
         ),
         _d("ldong.umd3", "법정동 읍면동코드 3자리", chainable=False),
         _d(
@@ -90,7 +102,14 @@ DOMAINS: dict[str, Domain] = {
             confusable="emd.name",
             companions=("sido.full",),
         ),
-        _d("emd.name", "법정 읍면동명 (청운동)", samples=("청운동", "역삼동", "신내동"), confusable="sigungu.name"),
+        # 신사동 and 중앙동 are in many districts: a 읍면동 name means one only beside its 시군구 (HIRA's sgguCd).
+        _d(
+            "emd.name",
+            "법정 읍면동명 (청운동)",
+            samples=("청운동", "역삼동", "신내동"),
+            confusable="sigungu.name",
+            companions=("hira.sggu", "sigungu.name", "sgg5"),
+        ),
         # AirKorea's TM reference points are listed by 행정동 (역삼1동), not 법정동 (역삼동): another spelling.
         _d(
             "emd.admin",
@@ -457,8 +476,12 @@ TOOL_RULES: dict[tuple[str, str], str] = {
 
 # A field whose domain depends on the request: (provider, normalized field) -> (request parameter, domain when
 # that parameter was given). TourAPI areaCode2 lists areas without an areaCode and that area's 시군구 with one.
-REQUEST_DOMAINS: dict[tuple[str, str], tuple[str, str]] = {
-    ("B551011", "code"): ("areaCode", "tour.sigungu"),
+# Entries are (request parameter, its values that change the domain (empty: any value), the domain then).
+# 행안부's select_stdg lists 시도 rows with lv=1 and 시군구 rows with lv=2: their stdgCd is a 10-digit code whose
+# 동 part is 00000, good for a 시군구 slice but no 동.
+REQUEST_DOMAINS: dict[tuple[str, str], tuple[tuple[str, tuple[str, ...], str], ...]] = {
+    ("B551011", "code"): (("areaCode", (), "tour.sigungu"),),
+    ("1741000", "stdgcd"): (("lv", ("1", "2"), "bjd10.upper"),),
 }
 
 # Parameters that a bound parameter only works with: (provider, normalized parameter) -> the optional parameters
@@ -486,6 +509,10 @@ LINKS: dict[tuple[str, str], tuple[str, ...]] = {
     ("bjd10", "umd5"): ("slice:5:10",),
     ("bjd10", "ldong.sido2"): ("slice:0:2",),
     ("bjd10", "ldong.sgg3"): ("slice:2:5",),
+    ("bjd10.upper", "bjd10"): ("identity",),
+    ("bjd10.upper", "sgg5"): ("slice:0:5",),
+    ("bjd10.upper", "ldong.sido2"): ("slice:0:2",),
+    ("bjd10.upper", "ldong.sgg3"): ("slice:2:5",),
     ("lot.bun", "lot.bun4"): ("zero_pad:4",),
     ("lot.ji", "lot.ji4"): ("zero_pad:4",),
     ("juso.buld_mnnm", "juso.buld_mnnm"): ("identity",),
@@ -532,28 +559,45 @@ def _infer(norm: str, provider: str, side: str) -> str:
     return UNKNOWN
 
 
-def request_domain(name: str, base: str, *, provider: str, request: Mapping[str, object] | None) -> str:
-    """A field's domain for one request: REQUEST_DOMAINS may change it when a parameter was given."""
+def _request_entries(name: str, provider: str) -> list[tuple[str, tuple[str, ...], str]]:
     norm = normalize(name.rsplit(".", 1)[-1])
-    for (prov, field), (param, domain) in REQUEST_DOMAINS.items():
-        if field == norm and prov.lower() in provider.lower() and request and request.get(param) not in (None, ""):
+    return [
+        entry
+        for (prov, field), entries in REQUEST_DOMAINS.items()
+        if field == norm and prov.lower() in provider.lower()
+        for entry in entries
+    ]
+
+
+def request_domain(name: str, base: str, *, provider: str, request: Mapping[str, object] | None) -> str:
+    """A field's domain for one request: REQUEST_DOMAINS may change it when a parameter was given (with one of
+    the listed values, when the entry lists any)."""
+    for param, values, domain in _request_entries(name, provider):
+        given = (request or {}).get(param)
+        if given not in (None, "") and (not values or str(given).strip() in values):
             return domain
     return base
 
 
-def request_condition(name: str, *, provider: str) -> tuple[str, ...]:
-    """The request parameters that must be absent from the source call for the field to hold its usual
-    domain: ("areaCode",) for TourAPI areaCode2's code, an areaCode only when no area was asked."""
-    norm = normalize(name.rsplit(".", 1)[-1])
-    return tuple(
-        param
-        for (prov, field), (param, _) in REQUEST_DOMAINS.items()
-        if field == norm and prov.lower() in provider.lower()
-    )
+def request_condition(name: str, *, provider: str, target: str | None = None) -> dict[str, list[str]]:
+    """The requests of the source call under which the field does not hold a value for `target` (None: any
+    target): parameter -> its values that change the field's kind ([] for any value). {"areaCode": []} for
+    TourAPI areaCode2's code into an areaCode; {"lv": ["1", "2"]} for select_stdg's stdgCd into a 동 code."""
+    found: dict[str, list[str]] = {}
+    for param, values, domain in _request_entries(name, provider):
+        if target is None or match(domain, target) is None:
+            found[param] = sorted(values)
+    return found
 
 
 def domain(name: str) -> Domain:
     return DOMAINS.get(name, DOMAINS[UNKNOWN])
+
+
+def valid_value(name: str, value: object) -> bool:
+    """False for a value of the right shape that names nothing of the domain (a 동 part 00000)."""
+    pattern = domain(name).invalid
+    return not (pattern and re.fullmatch(pattern, str(value).strip()))
 
 
 def missing_companions(

@@ -24,7 +24,8 @@ from graphs.engine.posterior import ENVIRONMENTAL, SKIPPED, STRUCTURAL, SUCCESS
 
 MISSING_FIELD = "binding.missing_field"
 COMPANIONS_MISSING = "binding.companions_missing"  # a 0/1 flag bound without the key it qualifies
-FIELD_ABSENT = "source.field_absent"  # with this input A's records lack the field: a skip, not a failure
+FIELD_ABSENT = "source.field_absent"
+NO_VALID_VALUE = "source.no_valid_value"  # every record's value names nothing of the target's kind (a 동 00000)  # with this input A's records lack the field: a skip, not a failure
 TRANSFORM_FAILED = "binding.transform"
 MISSING_REQUIRED = "target.missing_required"
 SOURCE_NO_RECORDS = "source.no_records"
@@ -221,11 +222,18 @@ def bind(
     target_params: Sequence[str],
     transform: str,
     rng: random.Random,
+    target_domains: Sequence[str] = (),
 ) -> Binding | str:
-    """A binding from one record chosen by rng, or the failure class (missing field, transform failure)."""
+    """A binding from one record chosen by rng, or the failure class (missing field, transform failure, no
+    record whose value is a valid one of the target's domains: the 시군구 rows of a 법정동 list give 00000 as a
+    동 part)."""
     tuples = field_tuples(records, source_fields)
     if not tuples:
         return MISSING_FIELD
+    if target_domains:
+        tuples = [(i, v) for i, v in tuples if _valid(transform, v, target_domains)]
+        if not tuples:
+            return NO_VALID_VALUE
     rng.shuffle(tuples)
     last_error = TRANSFORM_FAILED
     for index, values in tuples[:5]:
@@ -237,6 +245,14 @@ def bind(
             return last_error
         return Binding(index, dict(zip(source_fields, values, strict=True)), dict(zip(target_params, out, strict=True)))
     return last_error
+
+
+def _valid(transform: str, values: Sequence[str], target_domains: Sequence[str]) -> bool:
+    try:
+        out = T.apply(transform, list(values))
+    except T.TransformError:
+        return True  # the binding reports the transform's failure itself
+    return all(D.valid_value(name, value) for name, value in zip(target_domains, out, strict=False))
 
 
 def target_params(
@@ -528,6 +544,8 @@ def specificity_value(
             out = list(T.apply(transform, list(values)))
         except T.TransformError:
             continue
+        if not all(D.valid_value(name, value) for name, value in zip(target_domains, out, strict=False)):
+            continue  # a 시도 row's 00000 is no other 동
         if [str(v) for v in out] != current and out not in others:
             others.append(out)
     if others:

@@ -216,6 +216,15 @@ def test_a_binding_whose_field_changes_meaning_with_the_request_is_only_walked_w
     assert plans and all(7 not in p.edge_ids for p in plans)
 
 
+def test_a_binding_that_fails_for_some_values_of_a_parameter_is_walked_only_with_other_values():
+    binding = {"source": 1, "target": 2, "field": "stdgCd", "param": "bjdongCd", "transform": "slice:5:10"}
+    graph = build_graph([{"id": 1}, {"id": 2}], [{**binding, "edge_id": 9, "unless": {"lv": ["1", "2"]}}])
+    assert [k.edge_id for k in edge_links(graph, 1, 2, given={"stdgCd", "lv"}, args={"lv": "3"})] == [9]
+    assert edge_links(graph, 1, 2, given={"stdgCd", "lv"}, args={"lv": "2"}) == ()
+    assert edge_links(graph, 1, 2, given={"stdgCd", "lv"}, args={}) == ()  # lv bound by a link: not known yet
+    assert [k.edge_id for k in edge_links(graph, 1, 2, given={"stdgCd"})] == [9]
+
+
 @pytest.mark.parametrize(
     ("path", "type_", "description", "example", "kind"),
     [

@@ -65,7 +65,7 @@ def test_domains_join_only_when_a_value_of_one_is_a_value_of_the_other():
 
 def test_every_domain_in_the_tables_is_defined():
     named = {rule.domain for rule in D.RULES} | set(D.TOOL_RULES.values())
-    named |= {domain for _, domain in D.REQUEST_DOMAINS.values()}
+    named |= {domain for entries in D.REQUEST_DOMAINS.values() for _, _, domain in entries}
     named |= {d for pair in D.LINKS for d in pair} | {d.confusable for d in D.DOMAINS.values() if d.confusable}
     assert named <= set(D.DOMAINS)
 
@@ -182,10 +182,28 @@ def test_a_flag_needs_the_key_it_qualifies_from_the_same_record():
     assert D.missing_companions(["ldong.sgg3"], ["ldong.sido2"]) == []
     # 중구 without its 시도 is six districts: the pharmacy list's Q1 needs Q0 from the same record.
     assert D.missing_companions(["sigungu.name"], [], target_domains=["sido.full", "sigungu.name"]) == ["sido.full"]
+    # 신사동 is in 강남구 and in 관악구: HIRA's emdongNm needs its sgguCd, which no Juso record gives.
+    assert D.missing_companions(["emd.name"], [], target_domains=["hira.sido", "hira.sggu", "emd.name"]) == [
+        "hira.sggu"
+    ]
     # Only companions the target can take are asked for.
     assert D.missing_companions(["umd5"], [], target_domains=["umd5", "lot.bun4"]) == []
 
 
 def test_a_request_dependent_field_names_the_parameter_it_must_be_called_without():
-    assert D.request_condition("code", provider=TOUR) == ("areaCode",)
-    assert D.request_condition("contentid", provider=TOUR) == ()
+    assert D.request_condition("code", provider=TOUR) == {"areaCode": []}
+    assert D.request_condition("code", provider=TOUR, target="tour.area") == {"areaCode": []}
+    assert D.request_condition("contentid", provider=TOUR) == {}
+    # select_stdg with lv=1 or 2 lists 시도 or 시군구 rows: their stdgCd gives a 시군구 slice, but no 동.
+    mois = "apis.data.go.kr/1741000"
+    assert D.request_condition("stdgCd", provider=mois, target="umd5") == {"lv": ["1", "2"]}
+    assert D.request_condition("stdgCd", provider=mois, target="sgg5") == {}
+    assert D.request_domain("stdgCd", "bjd10", provider=mois, request={"lv": "2"}) == "bjd10.upper"
+    assert D.request_domain("stdgCd", "bjd10", provider=mois, request={"lv": "3"}) == "bjd10"
+
+
+def test_values_of_the_right_shape_that_name_nothing_are_invalid():
+    assert not D.valid_value("umd5", "00000") and D.valid_value("umd5", "10300")
+    assert not D.valid_value("sgg5", "11000") and D.valid_value("sgg5", "11110")
+    assert not D.valid_value("ldong.sgg3", "000") and D.valid_value("ldong.sgg3", "110")
+    assert D.valid_value("bjd10", "1100000000")  # a 시도's own 법정동 code is a real one

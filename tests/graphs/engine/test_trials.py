@@ -157,3 +157,13 @@ def test_companion_siblings_are_sent_even_when_optional():
     bound, siblings = {"lDongSignguCd": "110"}, {"lDongRegnCd": "11"}
     assert TR.target_params(schema, bound, siblings) == bound  # an optional sibling alone is not sent
     assert TR.target_params(schema, bound, siblings, send=["lDongRegnCd"]) == {**bound, **siblings}
+
+
+def test_a_binding_skips_rows_whose_value_names_nothing_of_the_target_kind():
+    # select_stdg with lv=2 lists 시군구 rows: their 동 part 00000 is no bjdongCd; a 시도 row's 11000 no LAWD_CD.
+    rows = [{"stdgCd": "1111000000"}, {"stdgCd": "1100000000"}]
+    assert TR.bind(rows, ["stdgCd"], ["bjdongCd"], "slice:5:10", rng_for("t", 1), ["umd5"]) == TR.NO_VALID_VALUE
+    bound = TR.bind(rows, ["stdgCd"], ["LAWD_CD"], "slice:0:5", rng_for("t", 2), ["sgg5"])
+    assert bound.bound == {"LAWD_CD": "11110"}
+    dong = TR.bind([*rows, {"stdgCd": "1111010300"}], ["stdgCd"], ["bjdongCd"], "slice:5:10", rng_for("t", 3), ["umd5"])
+    assert dong.bound == {"bjdongCd": "10300"}
