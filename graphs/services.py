@@ -753,6 +753,7 @@ class _RoundWorker:
         self.seed = run.params["seed"]
         self.since = run.state.get("since")
         self._pools: dict[tuple[int, int], list[dict[str, str]]] = {}
+        self._spent: dict[tuple[int, int], list[dict]] = {}
         self._siblings: dict[tuple[int, int], list[CandidateEdge]] = {}
         self._domains: dict[int, tuple[dict[str, str], dict[str, str]]] = {}
 
@@ -858,6 +859,10 @@ class _RoundWorker:
     def begin(self, trial: _Trial) -> tuple[Tool, dict[str, str]] | None:
         tool = trial.edge.source_tool
         pool = self._pool(tool, trial.number)
+        # Inputs with which this edge's field was absent, of another kind or never valid are not offered to
+        # this edge again (they stay in the tool's pool: other fields of the same records may be fine).
+        spent = self._spent_inputs(trial.edge.pk, trial.number)
+        pool = [inputs for inputs in pool if inputs not in spent] or pool
         if not pool:
             trial.outcome = (P.SKIPPED, "source.no_inputs")
             return None
@@ -1042,6 +1047,21 @@ class _RoundWorker:
         trial.confusion_outcome = TR.confusion_outcome(result.ok, result.error_class, result.records, check)
 
     # --- inputs and siblings
+
+    def _spent_inputs(self, edge_id: int, number: int) -> list[dict]:
+        key = (edge_id, number)
+        if key not in self._spent:
+            self._spent[key] = [
+                values.get("source_params")
+                for values in EdgeTrial.objects.filter(
+                    run=self.run,
+                    round__lt=number,
+                    edge_id=edge_id,
+                    kind=EdgeTrial.Kind.MAIN,
+                    failure_class__in=(TR.FIELD_ABSENT, TR.DOMAIN_BY_REQUEST, TR.NO_VALID_VALUE),
+                ).values_list("values", flat=True)
+            ]
+        return self._spent[key]
 
     def _pool(self, tool: Tool, number: int) -> list[dict[str, str]]:
         """Inputs for a source tool: examples, recorded calls from before the run, and the inputs that
