@@ -74,6 +74,7 @@ WITHOUT_COMPANIONS = [
     ("get_br_title_info", "naUgrndCd", "addr_coord_api", "udrtYn", "identity"),
     ("get_rtms_data_svc_apt_trade_dev", "roadNmbCd", "addr_coord_api", "udrtYn", "identity"),
     ("addr_link_api", "sggNm", "get_parmacy_list_info_inqire", "Q1", "identity"),
+    ("addr_link_api", "emdNm", "get_hosp_basis_list", "emdongNm", "identity"),
 ]
 
 # Coordinates into HIRA's list go with its radius (the live API ignores them without one).
@@ -197,6 +198,10 @@ def test_a_run_over_the_bundled_catalog_verifies_the_documented_chains_and_survi
     # areaCode2's code is an areaCode only when areaCode2 was asked without one: the binding says so to walks.
     held = {binding["edge_id"]: binding for link in links for binding in link["bindings"]}
     assert held[find_edge("area_code2", "code", "area_based_list2", "areaCode").pk]["without"] == ["areaCode"]
+    # select_stdg's stdgCd is a 동 code only with lv 3 or 4 (lv 1 and 2 list 시도 and 시군구 rows).
+    dong = find_edge("select_stdg_ppltn_hh_stus", "stdgCd", "get_br_title_info", "bjdongCd", "slice:5:10")
+    if dong.pk in held:
+        assert held[dong.pk]["unless"] == {"lv": ["1", "2"]}
     # Every successful main trial of a verified edge records which check decided it.
     checks = Counter(
         (t.values.get("checks") or {}).get("consistency", {}).get("verdict")
