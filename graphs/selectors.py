@@ -172,10 +172,9 @@ def network_figure(edges) -> dict[str, Any]:
         for t in (edge.source_tool, edge.target_tool):
             tools[t.pk] = t
         graph.add_edge(edge.source_tool_id, edge.target_tool_id)
-    # A wider spring and more iterations spread the main cluster; labels point away from the centre (below).
-    positions = (
-        nx.spring_layout(graph, seed=7, k=2.4 / math.sqrt(max(1, len(graph))), iterations=200) if len(graph) else {}
-    )
+    # Tools sit in one column per provider, the columns in a grid: every label has its own line, none stacks on
+    # another in a dense centre as a spring layout's did.
+    positions, blocks = _provider_grid(graph, tools)
     figure = go.Figure()
     for status, colour in STATUS_COLOURS.items():
         xs, ys, mx, my, text, urls = [], [], [], [], [], []
@@ -215,21 +214,36 @@ def network_figure(edges) -> dict[str, Any]:
         go.Scatter(
             x=[positions[n][0] for n in node_ids],
             y=[positions[n][1] for n in node_ids],
-            mode="markers+text",
+            mode="markers",
             text=[tools[n].function_name for n in node_ids],
-            textposition=_label_positions(positions, node_ids),
-            textfont={"size": 9},
             marker={"size": 12, "color": "#0969da", "line": {"color": "#fff", "width": 1}},
             customdata=[f"{reverse('graphs:edges')}?tool={n}" for n in node_ids],
             hovertemplate="%{text}<br>%{customdata}<extra></extra>",
             name=gettext("tools"),
         )
     )
+    # Labels as annotations on a white ground, so the lines that leave a column pass under them, not through.
+    for n in node_ids:
+        figure.add_annotation(
+            x=positions[n][0],
+            y=positions[n][1],
+            text=tools[n].function_name,
+            showarrow=False,
+            xanchor="left",
+            xshift=9,
+            font={"size": 10},
+            bgcolor="rgba(255,255,255,0.85)",
+        )
+    for name, (x, y) in blocks.items():
+        figure.add_annotation(
+            x=x, y=y, text=f"<b>{name}</b>", showarrow=False, xanchor="left", yanchor="bottom", font={"size": 11}
+        )
+    rows = max((-y for _, y in positions.values()), default=0.0)
     figure.update_layout(
-        height=620,
+        height=max(420, int(60 + 22 * (rows + 2))),
         margin={"l": 10, "r": 10, "t": 10, "b": 10},
-        xaxis={"visible": False},
-        yaxis={"visible": False},
+        xaxis={"visible": False, "range": [-0.1, max((x for x, _ in positions.values()), default=0.0) + 1.0]},
+        yaxis={"visible": False, "range": [-(rows + 1), 1.5]},
         plot_bgcolor="#fff",
         legend={"orientation": "h"},
         clickmode="event",
@@ -237,21 +251,29 @@ def network_figure(edges) -> dict[str, Any]:
     return json.loads(figure.to_json())
 
 
-def _label_positions(positions: dict, node_ids: list) -> list[str]:
-    """Each tool's label on the side facing away from the layout's centre, so the labels of a dense cluster
-    fan out instead of stacking on top of one another."""
-    if not node_ids:
-        return []
-    cx = sum(positions[n][0] for n in node_ids) / len(node_ids)
-    cy = sum(positions[n][1] for n in node_ids) / len(node_ids)
-    out = []
-    for n in node_ids:
-        dx, dy = positions[n][0] - cx, positions[n][1] - cy
-        if abs(dy) >= abs(dx):
-            out.append("top center" if dy >= 0 else "bottom center")
-        else:
-            out.append("middle right" if dx >= 0 else "middle left")
-    return out
+GRID_COLUMNS = 4  # provider columns per row of the network plot
+
+
+def _provider_grid(graph, tools: dict) -> tuple[dict, dict[str, tuple[float, float]]]:
+    """Positions of the tools: one column per provider (its tools one line apart, in name order), providers in
+    a grid of GRID_COLUMNS columns, the largest first, each row as tall as its tallest column; and where each
+    provider's title goes. One unit of y is one line of text, one unit of x one column."""
+    groups: dict[str, list] = {}
+    for n in graph.nodes:
+        tool = tools[n]
+        groups.setdefault(tool.service.provider.display_name, []).append(n)
+    order = sorted(groups, key=lambda name: (-len(groups[name]), name))
+    positions: dict = {}
+    blocks: dict[str, tuple[float, float]] = {}
+    top = 0.0
+    for start in range(0, len(order), GRID_COLUMNS):
+        row = order[start : start + GRID_COLUMNS]
+        for column, name in enumerate(row):
+            blocks[name] = (float(column), top + 0.2)
+            for line, n in enumerate(sorted(groups[name], key=lambda n: tools[n].function_name)):
+                positions[n] = (float(column), top - 1.0 - line)
+        top -= max(len(groups[name]) for name in row) + 2.5
+    return positions, blocks
 
 
 def refinement_figure(refinement: dict[str, Any]) -> dict[str, Any]:

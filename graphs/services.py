@@ -720,6 +720,7 @@ class _RoundWorker:
         self.seed = run.params["seed"]
         self.since = run.state.get("since")
         self._pools: dict[tuple[int, int], list[dict[str, str]]] = {}
+        self._spent: dict[tuple[int, int], list[dict]] = {}
         self._siblings: dict[tuple[int, int], list[CandidateEdge]] = {}
         self._domains: dict[int, tuple[dict[str, str], dict[str, str]]] = {}
 
@@ -825,11 +826,14 @@ class _RoundWorker:
     def begin(self, trial: _Trial) -> tuple[Tool, dict[str, str]] | None:
         tool = trial.edge.source_tool
         pool = self._pool(tool, trial.number)
+        # Inputs with which this edge's field was absent, of another kind or never valid are not offered to
+        # this edge again (they stay in the tool's pool: other fields of the same records may be fine).
+        spent = self._spent_inputs(trial.edge.pk, trial.number)
+        pool = [inputs for inputs in pool if inputs not in spent] or pool
         if not pool:
             trial.outcome = (P.SKIPPED, "source.no_inputs")
             return None
-        pick = rng_for(self.seed, "input", trial.edge.pk, trial.attempt).randrange(len(pool))
-        trial.source_params = pool[pick]
+        trial.source_params = min(pool, key=lambda inputs: _input_rank(self.seed, trial.edge.pk, trial.attempt, inputs))
         return tool, trial.source_params
 
     def after_source(self, trial: _Trial, execution: Execution) -> tuple[Tool, dict[str, str]] | None:
@@ -841,7 +845,17 @@ class _RoundWorker:
         edge = trial.edge
         records = execution.result.records
         rng = rng_for(self.seed, "value", edge.pk, trial.attempt)
-        binding = TR.bind(records, edge.source_fields, edge.target_params, edge.transform, rng)
+        _, dst = self.edge_domains(edge)
+        binding = TR.bind(records, edge.source_fields, edge.target_params, edge.transform, rng, dst)
+        if binding == TR.NO_VALID_VALUE:
+            # With this input every record is a level above the target's kind (시도 rows for a 동 code).
+            trial.outcome = (P.SKIPPED, TR.NO_VALID_VALUE)
+            return None
+        if binding == TR.MISSING_FIELD:
+            # With this input A's records lack F (KOSIS getMeta lists items only with type=ITM): the input says
+            # nothing about the link, as when A gives no records at all.
+            trial.outcome = (P.SKIPPED, TR.FIELD_ABSENT)
+            return None
         if isinstance(binding, str):
             trial.outcome = (P.STRUCTURAL, binding)
             return None
@@ -857,30 +871,67 @@ class _RoundWorker:
             # areaCode2's code is a 시군구 code when the request named an area: not this link's kind of value.
             trial.outcome = (P.SKIPPED, TR.DOMAIN_BY_REQUEST)
             return None
-        trial.values["echo"] = TR.is_echo(binding.source_values, trial.source_params)
+        trial.values["echo"] = TR.is_echo(binding.source_values, trial.source_params, edge.transform, binding.bound)
         siblings = self._sibling_values(edge, records[binding.record_index], set(binding.bound))
-        params = TR.target_params(edge.target_tool.parameters, binding.bound, siblings)
         trial.values.update(source_values=binding.source_values, bound=binding.bound, siblings=siblings)
+        _, target_domains = self.tool_domains(edge.target_tool)
+        missing = D.missing_companions(
+            dst, (target_domains.get(name, D.UNKNOWN) for name in siblings), target_domains.values()
+        )
+        if missing:
+            # udrtYn=0 with the road code and building number of an example: the flag found nothing of A's.
+            trial.values["companions_missing"] = missing
+            trial.outcome = (P.SKIPPED, TR.COMPANIONS_MISSING)
+            return None
+        # Companions go with every call of the trial, optional or not (lDongRegnCd beside lDongSignguCd).
+        companions = {c for name in dst for c in D.domain(name).companions}
+        trial.values["send"] = sorted(name for name in siblings if target_domains.get(name) in companions)
+        params = self._target_params(trial, binding.bound)
         if isinstance(params, str):
             trial.outcome = (P.SKIPPED, params)
             return None
         trial.target_params = params
         return edge.target_tool, params
 
-    def _check(self, trial: _Trial, bound: dict[str, Any], records) -> TR.Check:
+    @staticmethod
+    def _target_params(trial: _Trial, bound: dict[str, Any]) -> dict[str, Any] | str:
+        """B's request for a trial's main call or a control: the bound values, the siblings from A's record (the
+        optional ones the bound values need as companions included), the rest from examples."""
+        return TR.target_params(
+            trial.edge.target_tool.parameters,
+            bound,
+            trial.values.get("siblings") or {},
+            provider=trial.edge.target_tool.service.provider.code,
+            send=trial.values.get("send") or (),
+        )
+
+    def _check(self, trial: _Trial, bound: dict[str, Any], result, request: dict | None) -> TR.Check:
         edge = trial.edge
         source_fields, _ = self.tool_domains(edge.source_tool)
         target_fields, target_params = self.tool_domains(edge.target_tool)
+        # A field whose kind depends on the request is read as what it holds for these two calls (areaCode2
+        # asked with an areaCode lists 시군구 codes, not areas).
+        source_fields = self._as_requested(edge.source_tool, source_fields, trial.source_params)
+        target_fields = self._as_requested(edge.target_tool, target_fields, request)
         record = trial.source.result.records[trial.binding.record_index]
         bound_domains = {name: target_params.get(name, D.UNKNOWN) for name in bound}
-        return TR.consistency(bound, bound_domains, record, source_fields, records, target_fields)
+        records = result.records
+        complete = result.total_count is None or result.total_count <= len(records)
+        return TR.consistency(bound, bound_domains, record, source_fields, records, target_fields, complete=complete)
+
+    @staticmethod
+    def _as_requested(tool: Tool, fields: dict[str, str], request: dict | None) -> dict[str, str]:
+        provider = tool.service.provider.code
+        return {
+            name: D.request_domain(name, domain, provider=provider, request=request) for name, domain in fields.items()
+        }
 
     def after_target(self, trial: _Trial, execution: Execution) -> tuple[Tool, dict[str, str]] | None:
         trial.target = execution
         result = execution.result
         trial.outcome = TR.target_outcome(result.ok, result.error_class, result.records)
         if trial.outcome[0] == P.SUCCESS:
-            check = self._check(trial, trial.binding.bound, result.records)
+            check = self._check(trial, trial.binding.bound, result, trial.target_params)
             trial.checks["consistency"] = check.to_dict()
             if check.verdict == TR.INCONSISTENT_CHECK:
                 trial.outcome = (P.STRUCTURAL, TR.INCONSISTENT)
@@ -912,7 +963,7 @@ class _RoundWorker:
             }
         trial.checks["specificity"] = {"value": trial.control_bound, "origin": origin}
         # The same request with the other value(s) in place of the bound ones.
-        control = TR.target_params(schema, trial.control_bound, trial.values.get("siblings") or {})
+        control = self._target_params(trial, trial.control_bound)
         if isinstance(control, str):
             return self._confusion(trial)
         trial.control_params = control
@@ -944,8 +995,7 @@ class _RoundWorker:
         values, origin = picked
         trial.confusion_bound = dict(zip(trial.edge.target_params, values, strict=True))
         trial.checks["confusion"] = {"value": trial.confusion_bound, "origin": origin}
-        schema = trial.edge.target_tool.parameters
-        params = TR.target_params(schema, trial.confusion_bound, trial.values.get("siblings") or {})
+        params = self._target_params(trial, trial.confusion_bound)
         if isinstance(params, str):
             return None
         trial.confusion_params = params
@@ -954,12 +1004,31 @@ class _RoundWorker:
     def after_confusion(self, trial: _Trial, execution: Execution) -> None:
         trial.confusion = execution
         result = execution.result
-        check = self._check(trial, trial.confusion_bound, result.records) if result.ok and result.records else None
+        check = (
+            self._check(trial, trial.confusion_bound, result, trial.confusion_params)
+            if result.ok and result.records
+            else None
+        )
         if check is not None:
             trial.checks["confusion"]["consistency"] = check.to_dict()
         trial.confusion_outcome = TR.confusion_outcome(result.ok, result.error_class, result.records, check)
 
     # --- inputs and siblings
+
+    def _spent_inputs(self, edge_id: int, number: int) -> list[dict]:
+        key = (edge_id, number)
+        if key not in self._spent:
+            self._spent[key] = [
+                values.get("source_params")
+                for values in EdgeTrial.objects.filter(
+                    run=self.run,
+                    round__lt=number,
+                    edge_id=edge_id,
+                    kind=EdgeTrial.Kind.MAIN,
+                    failure_class__in=(TR.FIELD_ABSENT, TR.DOMAIN_BY_REQUEST, TR.NO_VALID_VALUE),
+                ).values_list("values", flat=True)
+            ]
+        return self._spent[key]
 
     def _pool(self, tool: Tool, number: int) -> list[dict[str, str]]:
         """Inputs for a source tool: examples, recorded calls from before the run, and the inputs that
@@ -996,7 +1065,10 @@ class _RoundWorker:
                     outcome=P.SKIPPED,
                     failure_class__startswith="source",
                     edge__source_tool=tool,
-                ).values_list("values", flat=True)
+                )
+                # A field absent or of another kind with this input is about that edge's field, not the input.
+                .exclude(failure_class__in=(TR.FIELD_ABSENT, TR.DOMAIN_BY_REQUEST, TR.NO_VALID_VALUE))
+                .values_list("values", flat=True)
             ]
             self._pools[key] = [inputs for inputs in pool if inputs not in barren] or pool
         return self._pools[key]
@@ -1006,17 +1078,18 @@ class _RoundWorker:
         nodeId, areaCode with sigunguCode) come from one place. A sibling is a candidate from the same source
         tool into the same target that is verified or whose names match (same name or a known alias); a
         weak sibling would fail the trial for a reason that is not this edge's. Optional parameters are only
-        filled by verified or same-name siblings."""
+        filled by verified or same-name siblings, or by any sibling that binds a companion the edge's values need
+        (the 본번 beside a 부번, the road code beside a 지하여부)."""
         key = (edge.source_tool_id, edge.target_tool_id)
         if key not in self._siblings:
-            self._siblings[key] = [
-                sibling
-                for sibling in CandidateEdge.objects.filter(source_tool_id=key[0], target_tool_id=key[1])
+            self._siblings[key] = list(
+                CandidateEdge.objects.filter(source_tool_id=key[0], target_tool_id=key[1])
                 .exclude(status=CandidateEdge.Status.PRUNED)
                 .order_by("-posterior_mean", "-score", "id")
-                if sibling.status == CandidateEdge.Status.VERIFIED or (sibling.signals or {}).get("name", 0) >= 0.9
-            ]
+            )
         required = TR.required_names(edge.target_tool.parameters)
+        _, dst = self.edge_domains(edge)
+        companions = {c for name in dst for c in D.domain(name).companions}
         values: dict[str, str] = {}
         for sibling in self._siblings[key]:
             params = sibling.target_params
@@ -1024,7 +1097,11 @@ class _RoundWorker:
                 continue
             if any(is_control_param(p) for p in params):
                 continue
-            strong = sibling.status == CandidateEdge.Status.VERIFIED or (sibling.signals or {}).get("name", 0) >= 1.0
+            name_score = (sibling.signals or {}).get("name", 0)
+            companion = bool(companions) and set(self.edge_domains(sibling)[1]) <= companions
+            if not (sibling.status == CandidateEdge.Status.VERIFIED or name_score >= 0.9 or companion):
+                continue
+            strong = sibling.status == CandidateEdge.Status.VERIFIED or name_score >= 1.0 or companion
             if not set(params) <= required and not strong:
                 continue
             tuples = TR.field_tuples([record], sibling.source_fields)
@@ -1036,6 +1113,14 @@ class _RoundWorker:
                 continue
             values.update(zip(params, out, strict=True))
         return values
+
+
+def _input_rank(seed: Any, edge_id: int, attempt: int, inputs: dict) -> str:
+    """The rank of one input for one (edge, attempt): the input of lowest rank is drawn. A rank depends on the
+    input alone, not on its place in the pool, so an input that another trial fed in a round later (a transient
+    fault delayed it) changes the draw only where it would itself have won."""
+    text = json.dumps(inputs, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(f"{seed}:{edge_id}:{attempt}:{text}".encode()).hexdigest()
 
 
 _SOURCE, _TARGET, _CONTROL, _CONFUSION = "source", "target", "control", "confusion"
@@ -1306,6 +1391,9 @@ def _graph_rows(statuses: Iterable[str]) -> tuple[list[dict], list[dict]]:
                 "param": edge.target_param,
                 "transform": edge.transform,
                 "domains": edge.domains,
+                # The field holds a value for B only when A's call had none of these (areaCode2's code), or
+                # not with these values (select_stdg's stdgCd is no 동 code with lv 1 or 2).
+                **_request_conditions(edge),
                 "status": edge.status,
                 "alpha": round(edge.alpha, 4),
                 "beta": round(edge.beta, 4),
@@ -1316,6 +1404,22 @@ def _graph_rows(statuses: Iterable[str]) -> tuple[list[dict], list[dict]]:
             }
         )
     return list(nodes.values()), rows
+
+
+def _request_conditions(edge: CandidateEdge) -> dict[str, Any]:
+    """A binding's conditions on the source call: "without" (parameters it must not have) and "unless"
+    (parameter -> values it must not have)."""
+    provider = edge.source_tool.service.provider.code
+    targets = (edge.domains or {}).get("target") or [None] * len(edge.source_fields)
+    without: list[str] = []
+    unless: dict[str, list[str]] = {}
+    for name, target in zip(edge.source_fields, targets, strict=False):
+        for param, values in D.request_condition(name, provider=provider, target=target).items():
+            if values:
+                unless[param] = values
+            elif param not in without:
+                without.append(param)
+    return {"without": without, "unless": unless}
 
 
 def refinement_summary() -> dict[str, Any]:

@@ -37,10 +37,16 @@ class Domain:
     confusable: str = ""
     # Coordinate members: the composite they only mean something in ("wgs84", "tm", "utmk", "kma").
     group: str = ""
+    # Target domains that must be bound from the same source record for a value of this domain to mean
+    # anything: a 0/1 지하여부 names no building without its road code, a 부번 no lot without its 본번.
+    companions: tuple[str, ...] = ()
+    # Values of the right shape that name nothing of this kind (a regular expression over the whole value): the
+    # 동 part 00000 of a 시도 or 시군구 row, a 시도 row's 11000 where a 시군구 belongs.
+    invalid: str = ""
 
 
-def _d(name, label, chainable=True, samples=(), confusable="", group=""):
-    return Domain(name, label, chainable, tuple(samples), confusable, group)
+def _d(name, label, chainable=True, samples=(), confusable="", group="", companions=(), invalid=""):
+    return Domain(name, label, chainable, tuple(samples), confusable, group, tuple(companions), invalid)
 
 
 DOMAINS: dict[str, Domain] = {
@@ -54,8 +60,22 @@ DOMAINS: dict[str, Domain] = {
             "시군구코드 5자리 (법정동 앞 5자리, LAWD_CD)",
             samples=("11110", "11680", "26110"),
             confusable="hira.sggu",
+            invalid=r"\d\d000",
         ),
-        _d("umd5", "법정동 읍면동 5자리 (법정동 뒤 5자리)", samples=("10100", "10300", "11800"), confusable="sgg5"),
+        _d(
+            "umd5",
+            "법정동 읍면동 5자리 (법정동 뒤 5자리)",
+            samples=("10100", "10300", "11800"),
+            confusable="sgg5",
+            companions=("sgg5",),
+            invalid=r"0{5}",
+        ),
+        _d(
+            "bjd10.upper",
+            "법정동코드 10자리의 시도·시군구 행 (읍면동 자리 00000)",
+            samples=("1100000000", "1111000000"),
+            confusable="hjd10",
+        ),
         _d("hjd10", "행정동코드 10자리", samples=("1111051500", "1168064000"), confusable="bjd10"),
         _d("ldong.sido2", "법정동 시도코드 2자리", samples=("11", "26", "41"), confusable="tour.area"),
         _d(
@@ -63,6 +83,8 @@ DOMAINS: dict[str, Domain] = {
             "법정동 시군구코드 3자리 (법정동 3~5번째)",
             samples=("110", "680", "140"),
             confusable="tour.sigungu",
+            companions=("ldong.sido2",),
+            invalid=r"000",
         ),
         _d("ldong.umd3", "법정동 읍면동코드 3자리", chainable=False),
         _d(
@@ -72,8 +94,22 @@ DOMAINS: dict[str, Domain] = {
             confusable="sigungu.name",
         ),
         _d("sido.short", "시도 약칭 (서울, 경기)", samples=("서울", "부산", "경기"), confusable="sigungu.name"),
-        _d("sigungu.name", "시군구명 (종로구)", samples=("종로구", "강남구", "해운대구"), confusable="emd.name"),
-        _d("emd.name", "법정 읍면동명 (청운동)", samples=("청운동", "역삼동", "신내동"), confusable="sigungu.name"),
+        # "중구" names six districts: a 시군구 name means one only beside its 시도 (the pharmacy list's Q0 with Q1).
+        _d(
+            "sigungu.name",
+            "시군구명 (종로구)",
+            samples=("종로구", "강남구", "해운대구"),
+            confusable="emd.name",
+            companions=("sido.full",),
+        ),
+        # 신사동 and 중앙동 are in many districts: a 읍면동 name means one only beside its 시군구 (HIRA's sgguCd).
+        _d(
+            "emd.name",
+            "법정 읍면동명 (청운동)",
+            samples=("청운동", "역삼동", "신내동"),
+            confusable="sigungu.name",
+            companions=("hira.sggu", "sigungu.name", "sgg5"),
+        ),
         # AirKorea's TM reference points are listed by 행정동 (역삼1동), not 법정동 (역삼동): another spelling.
         _d(
             "emd.admin",
@@ -92,20 +128,24 @@ DOMAINS: dict[str, Domain] = {
         _d("hira.sggu", "심평원 시군구코드 6자리", samples=("110019", "110001", "210001"), confusable="sgg5"),
         _d("tour.area", "TourAPI 지역코드 (1 서울 … 39 제주)", samples=("1", "6", "32", "35"), confusable="sgg5"),
         _d(
-            "tour.sigungu", "TourAPI 시군구코드 (지역코드 안의 번호)", samples=("1", "23", "5"), confusable="ldong.sgg3"
+            "tour.sigungu",
+            "TourAPI 시군구코드 (지역코드 안의 번호)",
+            samples=("1", "23", "5"),
+            confusable="ldong.sgg3",
+            companions=("tour.area",),
         ),
         # Addresses (Juso) and lots (건축물대장).
         _d("juso.rn_mgt_sn", "도로명코드 12자리", samples=("111103100012", "116804166727")),
-        _d("juso.udrt", "지하여부 (0 지상, 1 지하)", samples=("0", "1")),
+        _d("juso.udrt", "지하여부 (0 지상, 1 지하)", samples=("0", "1"), companions=("juso.rn_mgt_sn",)),
         _d("juso.buld_mnnm", "건물본번", samples=("12", "58", "1")),
-        _d("juso.buld_slno", "건물부번", samples=("0", "1")),
-        _d("lot.plat_gb", "대지구분 (0 대지, 1 산)", samples=("0", "1")),
+        _d("juso.buld_slno", "건물부번", samples=("0", "1"), companions=("juso.rn_mgt_sn",)),
+        _d("lot.plat_gb", "대지구분 (0 대지, 1 산)", samples=("0", "1"), companions=("lot.bun4",)),
         _d("lot.bun", "지번 본번 (번지, 앞 0 없음)", samples=("23", "12", "459")),
         _d("lot.ji", "지번 부번 (호, 앞 0 없음)", samples=("0", "4", "59")),
         # No confusion control between 본번 and 부번: they share one value space (a 부번 0004 is also a real
         # 본번), so B answering it proves nothing, and the verdict would hang on which sample was drawn.
         _d("lot.bun4", "지번 본번 4자리 (0023)", samples=("0023", "0012", "0459")),
-        _d("lot.ji4", "지번 부번 4자리 (0004)", samples=("0000", "0004", "0059")),
+        _d("lot.ji4", "지번 부번 4자리 (0004)", samples=("0000", "0004", "0059"), companions=("lot.bun4",)),
         _d("address.keyword", "주소 검색어", chainable=False),
         _d("address.text", "주소 (문장)", chainable=False),
         # Coordinates: members of a pair, never bound one by one.
@@ -436,9 +476,32 @@ TOOL_RULES: dict[tuple[str, str], str] = {
 
 # A field whose domain depends on the request: (provider, normalized field) -> (request parameter, domain when
 # that parameter was given). TourAPI areaCode2 lists areas without an areaCode and that area's 시군구 with one.
-REQUEST_DOMAINS: dict[tuple[str, str], tuple[str, str]] = {
-    ("B551011", "code"): ("areaCode", "tour.sigungu"),
+# Entries are (request parameter, its values that change the domain (empty: any value), the domain then).
+# 행안부's select_stdg lists 시도 rows with lv=1 and 시군구 rows with lv=2: their stdgCd is a 10-digit code whose
+# 동 part is 00000, good for a 시군구 slice but no 동.
+REQUEST_DOMAINS: dict[tuple[str, str], tuple[tuple[str, tuple[str, ...], str], ...]] = {
+    ("B551011", "code"): (("areaCode", (), "tour.sigungu"),),
+    ("1741000", "stdgcd"): (("lv", ("1", "2"), "bjd10.upper"),),
 }
+
+# Parameters that a bound parameter only works with: (provider, normalized parameter) -> the optional parameters
+# a call must also carry. HIRA's getHospBasisList ignores xPos and yPos without a radius, as the live API does.
+PARAM_COMPANIONS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("B551182", "xpos"): ("radius",),
+    ("B551182", "ypos"): ("radius",),
+}
+
+
+def param_companions(names: Iterable[str], *, provider: str) -> list[str]:
+    """The optional parameters that the given bound parameters need beside them (radius with xPos, yPos)."""
+    found: list[str] = []
+    for name in names:
+        norm = normalize(name.rsplit(".", 1)[-1])
+        for (prov, param), companions in PARAM_COMPANIONS.items():
+            if param == norm and prov.lower() in provider.lower():
+                found.extend(c for c in companions if c not in found)
+    return found
+
 
 # Registered transforms between two domains (besides identity within one domain).
 LINKS: dict[tuple[str, str], tuple[str, ...]] = {
@@ -446,6 +509,10 @@ LINKS: dict[tuple[str, str], tuple[str, ...]] = {
     ("bjd10", "umd5"): ("slice:5:10",),
     ("bjd10", "ldong.sido2"): ("slice:0:2",),
     ("bjd10", "ldong.sgg3"): ("slice:2:5",),
+    ("bjd10.upper", "bjd10"): ("identity",),
+    ("bjd10.upper", "sgg5"): ("slice:0:5",),
+    ("bjd10.upper", "ldong.sido2"): ("slice:0:2",),
+    ("bjd10.upper", "ldong.sgg3"): ("slice:2:5",),
     ("lot.bun", "lot.bun4"): ("zero_pad:4",),
     ("lot.ji", "lot.ji4"): ("zero_pad:4",),
     ("juso.buld_mnnm", "juso.buld_mnnm"): ("identity",),
@@ -492,17 +559,59 @@ def _infer(norm: str, provider: str, side: str) -> str:
     return UNKNOWN
 
 
-def request_domain(name: str, base: str, *, provider: str, request: Mapping[str, object] | None) -> str:
-    """A field's domain for one request: REQUEST_DOMAINS may change it when a parameter was given."""
+def _request_entries(name: str, provider: str) -> list[tuple[str, tuple[str, ...], str]]:
     norm = normalize(name.rsplit(".", 1)[-1])
-    for (prov, field), (param, domain) in REQUEST_DOMAINS.items():
-        if field == norm and prov.lower() in provider.lower() and request and request.get(param) not in (None, ""):
+    return [
+        entry
+        for (prov, field), entries in REQUEST_DOMAINS.items()
+        if field == norm and prov.lower() in provider.lower()
+        for entry in entries
+    ]
+
+
+def request_domain(name: str, base: str, *, provider: str, request: Mapping[str, object] | None) -> str:
+    """A field's domain for one request: REQUEST_DOMAINS may change it when a parameter was given (with one of
+    the listed values, when the entry lists any)."""
+    for param, values, domain in _request_entries(name, provider):
+        given = (request or {}).get(param)
+        if given not in (None, "") and (not values or str(given).strip() in values):
             return domain
     return base
 
 
+def request_condition(name: str, *, provider: str, target: str | None = None) -> dict[str, list[str]]:
+    """The requests of the source call under which the field does not hold a value for `target` (None: any
+    target): parameter -> its values that change the field's kind ([] for any value). {"areaCode": []} for
+    TourAPI areaCode2's code into an areaCode; {"lv": ["1", "2"]} for select_stdg's stdgCd into a 동 code."""
+    found: dict[str, list[str]] = {}
+    for param, values, domain in _request_entries(name, provider):
+        if target is None or match(domain, target) is None:
+            found[param] = sorted(values)
+    return found
+
+
 def domain(name: str) -> Domain:
     return DOMAINS.get(name, DOMAINS[UNKNOWN])
+
+
+def valid_value(name: str, value: object) -> bool:
+    """False for a value of the right shape that names nothing of the domain (a 동 part 00000)."""
+    pattern = domain(name).invalid
+    return not (pattern and re.fullmatch(pattern, str(value).strip()))
+
+
+def missing_companions(
+    bound_domains: Iterable[str], other_domains: Iterable[str], target_domains: Iterable[str] | None = None
+) -> list[str]:
+    """Companion domains that the bound values need but that no other parameter bound from the same source
+    record has (a 지하여부 without the road code it qualifies). With `target_domains` (the domains of the target's
+    parameters), only companions the target has a parameter for are asked for."""
+    bound_domains = list(bound_domains)
+    have = set(other_domains) | set(bound_domains)
+    wanted = {c for name in bound_domains for c in domain(name).companions}
+    if target_domains is not None:
+        wanted &= set(target_domains)
+    return sorted(wanted - have)
 
 
 def is_coordinate(name: str) -> bool:

@@ -23,6 +23,9 @@ from graphs.engine.names import is_control_param
 from graphs.engine.posterior import ENVIRONMENTAL, SKIPPED, STRUCTURAL, SUCCESS
 
 MISSING_FIELD = "binding.missing_field"
+COMPANIONS_MISSING = "binding.companions_missing"  # a 0/1 flag bound without the key it qualifies
+FIELD_ABSENT = "source.field_absent"
+NO_VALID_VALUE = "source.no_valid_value"  # every record's value names nothing of the target's kind (a 동 00000)  # with this input A's records lack the field: a skip, not a failure
 TRANSFORM_FAILED = "binding.transform"
 MISSING_REQUIRED = "target.missing_required"
 SOURCE_NO_RECORDS = "source.no_records"
@@ -219,11 +222,18 @@ def bind(
     target_params: Sequence[str],
     transform: str,
     rng: random.Random,
+    target_domains: Sequence[str] = (),
 ) -> Binding | str:
-    """A binding from one record chosen by rng, or the failure class (missing field, transform failure)."""
+    """A binding from one record chosen by rng, or the failure class (missing field, transform failure, no
+    record whose value is a valid one of the target's domains: the 시군구 rows of a 법정동 list give 00000 as a
+    동 part)."""
     tuples = field_tuples(records, source_fields)
     if not tuples:
         return MISSING_FIELD
+    if target_domains:
+        tuples = [(i, v) for i, v in tuples if _valid(transform, v, target_domains)]
+        if not tuples:
+            return NO_VALID_VALUE
     rng.shuffle(tuples)
     last_error = TRANSFORM_FAILED
     for index, values in tuples[:5]:
@@ -237,10 +247,25 @@ def bind(
     return last_error
 
 
+def _valid(transform: str, values: Sequence[str], target_domains: Sequence[str]) -> bool:
+    try:
+        out = T.apply(transform, list(values))
+    except T.TransformError:
+        return True  # the binding reports the transform's failure itself
+    return all(D.valid_value(name, value) for name, value in zip(target_domains, out, strict=False))
+
+
 def target_params(
-    schema: Mapping[str, Any], bound: Mapping[str, Any], siblings: Mapping[str, Any]
+    schema: Mapping[str, Any],
+    bound: Mapping[str, Any],
+    siblings: Mapping[str, Any],
+    *,
+    provider: str = "",
+    send: Iterable[str] = (),
 ) -> dict[str, Any] | str:
-    """The target's parameters: bound values, then siblings from the same record, then required examples.
+    """The target's parameters: bound values, then siblings from the same record (required ones, and the
+    optional ones named in `send`: companions such as lDongRegnCd beside lDongSignguCd), then required examples,
+    and the optional parameters a bound one only works with (HIRA's radius beside xPos, yPos) from examples.
     Item fields ("businesses[].b_no") are gathered into one item of their array, its other fields from examples.
 
     Returns MISSING_REQUIRED when a required parameter has none of these.
@@ -270,6 +295,15 @@ def target_params(
         if value is None:
             return MISSING_REQUIRED
         params[name] = value
+    for name in send:
+        if name not in params and name in siblings:
+            params[name] = siblings[name]
+    for name in D.param_companions(bound, provider=provider):
+        if name not in params:
+            value = siblings.get(name, _example(props.get(name) or {}))
+            if value is None:
+                return MISSING_REQUIRED
+            params[name] = value
     for name, value in bound.items():
         # One value bound into an array parameter (NTS status's b_no) is sent as a one-item array.
         if (props.get(name) or {}).get("type") == "array" and not isinstance(value, list):
@@ -373,13 +407,27 @@ def _same(a: str, b: str) -> bool:
     return a.isdigit() and b.isdigit() and int(a) == int(b)
 
 
-def is_echo(source_values: Mapping[str, str], source_params: Mapping[str, Any] | None) -> bool:
-    """True when every value read from the source record is the call's own input: the same value, or a known
-    projection of it (a slice of a 10-digit code, the input zero-padded). RTMS's sggCd is its LAWD_CD, Juso's
-    addrCoordApi admCd its admCd, a forecast's nx its nx: such a field proves nothing about a link."""
-    inputs = [text for value in (source_params or {}).values() for text in _scalars(value)]
+def is_echo(
+    source_values: Mapping[str, str],
+    source_params: Mapping[str, Any] | None,
+    transform: str = "identity",
+    bound: Mapping[str, Any] | None = None,
+) -> bool:
+    """True when what the link hands on is the call's own input: every value read from the source record is
+    an input (the same value, or a slice of a 10-digit input), or every bound value is the edge's transform
+    applied to an input. RTMS's sggCd is its LAWD_CD, Juso's addrCoordApi admCd its admCd, a forecast's nx its
+    nx; and a 동 of 종로구 listed for stdgCd=1111000000 gives, through slice:0:2, the 11 the request already
+    said. Such a field proves nothing about a link."""
+    inputs = [
+        text
+        for name, value in (source_params or {}).items()
+        if not is_control_param(str(name))  # a page number 1 is no 부번 1
+        for text in _scalars(value)
+    ]
     if not inputs or not source_values:
         return False
+    if bound and T.arity(transform) == 1 and _bound_from_inputs(bound, inputs, transform):
+        return True
     for value in source_values.values():
         text = str(value).strip()
         if not text:
@@ -390,6 +438,17 @@ def is_echo(source_values: Mapping[str, str], source_params: Mapping[str, Any] |
         ):
             return False
     return True
+
+
+def _bound_from_inputs(bound: Mapping[str, Any], inputs: Sequence[str], transform: str) -> bool:
+    """Every bound value equals the transform of one of the source call's inputs."""
+    projected = set()
+    for given in inputs:
+        try:
+            projected.update(str(v).strip() for v in T.apply(transform, [given]))
+        except T.TransformError:
+            continue
+    return all(any(_same(text, p) for p in projected) for v in bound.values() for text in _scalars(v))
 
 
 @dataclass(frozen=True)
@@ -422,10 +481,13 @@ def consistency(
     source_domains: Mapping[str, str],
     target_records: Sequence[Mapping[str, Any]],
     target_domains: Mapping[str, str],
+    *,
+    complete: bool = True,
 ) -> Check:
     """Are B's records about what A's record is about? B echoes the bound value in a field of its domain
     (consistent), or fields of a domain present on both sides agree (consistent) or all disagree
-    (inconsistent); with neither, unchecked."""
+    (inconsistent); with neither, unchecked. A disagreement counts only when B's records are its whole answer
+    (`complete`): areaCode2 lists 서울's 시군구 ten to a page, and 종로구 (23) is not on the first."""
     records = [r for r in target_records if isinstance(r, Mapping)]
     theirs = _domain_values(records, target_domains)
     for param, value in bound.items():
@@ -458,6 +520,8 @@ def consistency(
                 agree.append(f"{src}->{dst}")
     if agree:
         return Check(CONSISTENT, "A and B agree on " + ", ".join(sorted(agree)))
+    if disagree and not complete:
+        return Check(UNCHECKED, "B answered one page of more; no agreement on it: " + "; ".join(sorted(disagree)))
     if disagree:
         return Check(INCONSISTENT_CHECK, "A and B disagree on " + "; ".join(sorted(disagree)))
     return Check(UNCHECKED, "no field of a shared domain to compare; controls decide")
@@ -480,6 +544,8 @@ def specificity_value(
             out = list(T.apply(transform, list(values)))
         except T.TransformError:
             continue
+        if not all(D.valid_value(name, value) for name, value in zip(target_domains, out, strict=False)):
+            continue  # a 시도 row's 00000 is no other 동
         if [str(v) for v in out] != current and out not in others:
             others.append(out)
     if others:

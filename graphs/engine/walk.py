@@ -27,6 +27,7 @@ from typing import Any
 
 import networkx as nx
 
+from graphs.engine import domains as D
 from graphs.engine import transforms as T
 from graphs.engine.names import is_control_param, normalize
 from graphs.engine.sampling import rng_for
@@ -375,10 +376,23 @@ class Usage:
 # --- Links and requirements ----------------------------------------------------------------------------
 
 
-def edge_links(graph: nx.DiGraph, a: Any, b: Any) -> tuple[Link, ...]:
-    """The bindings of edge a -> b, one per target parameter (the best posterior mean wins)."""
+def edge_links(
+    graph: nx.DiGraph, a: Any, b: Any, given: Iterable[str] = (), args: Mapping[str, str] | None = None
+) -> tuple[Link, ...]:
+    """The bindings of edge a -> b, one per target parameter (the best posterior mean wins). `given` names the
+    parameters of a's call and `args` the values known before it runs: a binding whose field means what it was
+    verified as only without some of them (its `without`: TourAPI areaCode2's code is a 시군구 code once areaCode
+    was given) or not with some values (its `unless`: select_stdg's stdgCd is no 동 code with lv 1 or 2; a value
+    not known yet counts as one of them) is left out."""
+    asked = {normalize(name) for name in given}
+    known = {normalize(k): str(v) for k, v in (args or {}).items()}
     candidates = []
     for binding in graph.edges[a, b].get("bindings") or ():
+        if asked & {normalize(name) for name in binding.get("without") or ()}:
+            continue
+        unless = {normalize(k): {str(v) for v in vs} for k, vs in (binding.get("unless") or {}).items()}
+        if any(name in asked and known.get(name, next(iter(vs))) in vs for name, vs in unless.items()):
+            continue
         fields = tuple(f.strip() for f in str(binding.get("field", "")).split(",") if f.strip())
         params = tuple(p.strip() for p in str(binding.get("param", "")).split(",") if p.strip())
         transform = binding.get("transform") or "identity"
@@ -406,6 +420,11 @@ def _ancestors(steps: Sequence[Step], index: int | None) -> list[Step]:
         found.append(steps[index])
         index = steps[index].parent
     return found
+
+
+def call_params(step: Step) -> frozenset[str]:
+    """The parameters a step's call is made with: its arguments, the bound ones and those from context."""
+    return frozenset(step.args) | {p for k in step.links for p in k.params} | frozenset(step.context)
 
 
 def _provides(step: Step, tool: ToolMeta) -> set[str]:
@@ -438,6 +457,10 @@ def requirements(
         if example is None:
             return None
         constants[name] = example
+    for name in D.param_companions(bound, provider=tool.provider):
+        # An optional parameter the bound ones only work with (HIRA's radius beside xPos, yPos).
+        if name not in constants and (example := tool.example(name)) is not None:
+            constants[name] = example
     return constants, tuple(context)
 
 
@@ -494,7 +517,7 @@ class Walker:
             raise WalkError(
                 "no tool in the graph can start a walk: none has inputs that complete its required parameters"
             )
-        self._links: dict[tuple[Any, Any], tuple[Link, ...]] = {}
+        self._links: dict[tuple, tuple[Link, ...]] = {}
         self.count = 0
 
     # -- public
@@ -552,10 +575,12 @@ class Walker:
             return self._least(pool, self.usage.tools)
         return pool[self.rng.randrange(len(pool))]
 
-    def links(self, a: Any, b: Any) -> tuple[Link, ...]:
-        if (a, b) not in self._links:
-            self._links[(a, b)] = edge_links(self.graph, a, b)
-        return self._links[(a, b)]
+    def links(self, a: Any, b: Any, step: Step | None = None) -> tuple[Link, ...]:
+        given = call_params(step) if step is not None else frozenset()
+        args = frozenset(step.args.items()) if step is not None else frozenset()
+        if (a, b, given, args) not in self._links:
+            self._links[(a, b, given, args)] = edge_links(self.graph, a, b, given, dict(args))
+        return self._links[(a, b, given, args)]
 
     # -- one walk
 
@@ -589,7 +614,7 @@ class Walker:
         parent = steps[current].parent
         if parent is not None and steps[parent].tool == node:
             return False  # straight back to where the value came from
-        links = self.links(steps[current].tool, node)
+        links = self.links(steps[current].tool, node, steps[current])
         return bool(links) and requirements(self.tools[node], links, _ancestors(steps, current), self.tools) is not None
 
     def _hops(self, steps: Sequence[Step], current: int, remaining: int) -> list[_Hop]:
@@ -616,8 +641,8 @@ class Walker:
         if SEM in allowed and remaining >= 2:
             for i, b in enumerate(targets):
                 for c in targets[i + 1 :]:
-                    shared = {f for k in self.links(here, b) for f in k.fields} & {
-                        f for k in self.links(here, c) for f in k.fields
+                    shared = {f for k in self.links(here, b, steps[current]) for f in k.fields} & {
+                        f for k in self.links(here, c, steps[current]) for f in k.fields
                     }
                     if shared:
                         hops.append(_Hop(SEM, (b, c)))
@@ -641,7 +666,7 @@ class Walker:
         new: list[Step] = []
         for offset, node in enumerate(t for t in hop.targets if t is not None):
             tool = self.tools[node]
-            links = self.links(here, node)
+            links = self.links(here, node, steps[current])
             constants, context = requirements(tool, links, ancestors, self.tools)  # type: ignore[misc]
             step = Step(len(steps) + offset, node, tool.name, current, hop.junction, links, constants, context)
             if hop.junction == DRV:

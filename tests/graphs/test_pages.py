@@ -157,3 +157,32 @@ def test_a_running_run_refreshes_itself_and_offers_no_resume_until_its_job_stops
     VerificationRun.objects.filter(pk=run.pk).update(status="stopped")
     stopped = browser.get(reverse("graphs:run_live", args=[run.pk])).content.decode()
     assert "hx-trigger" not in stopped and "Resume" in stopped
+
+
+def test_the_network_places_each_provider_in_a_column_so_no_label_sits_on_another():
+    from types import SimpleNamespace
+
+    import networkx as nx
+
+    from graphs.selectors import GRID_COLUMNS, _provider_grid
+
+    def tool(name, provider):
+        return SimpleNamespace(
+            function_name=name, service=SimpleNamespace(provider=SimpleNamespace(display_name=provider))
+        )
+
+    tools = {i: tool(f"t{i:02d}", f"p{i % 6}") for i in range(40)}
+    graph = nx.DiGraph()
+    graph.add_edges_from((i, (i * 7 + 3) % 40) for i in range(40))
+    positions, blocks = _provider_grid(graph, tools)
+    assert len(positions) == 40 and len(blocks) == 6
+    assert len(set(positions.values())) == 40  # one line per tool: no two share a spot
+    for provider in {t.service.provider.display_name for t in tools.values()}:
+        columns = {positions[n][0] for n, t in tools.items() if t.service.provider.display_name == provider}
+        assert len(columns) == 1 and min(columns) < GRID_COLUMNS
+    # Each title sits above its own column.
+    for provider, (x, y) in blocks.items():
+        ys = [positions[n][1] for n, t in tools.items() if t.service.provider.display_name == provider]
+        assert max(ys) < y and {
+            positions[n][0] for n, t in tools.items() if t.service.provider.display_name == provider
+        } == {x}

@@ -62,6 +62,24 @@ ECHOES = [
     ("validate", "b_no", "status", "b_no", "identity"),
 ]
 
+# A 동 that select_stdg listed for stdgCd=1111000000 gives, through a prefix slice, only what the request said.
+ECHOES += [
+    ("select_stdg_ppltn_hh_stus", "stdgCd", "area_based_list2", "lDongRegnCd", "slice:0:2"),
+    ("select_stdg_ppltn_hh_stus", "stdgCd", "get_rtms_data_svc_apt_trade", "LAWD_CD", "slice:0:5"),
+]
+
+# 0/1 flags and names that mean something only beside the key they qualify, which no sibling binds from the
+# same record: a 지상/지하 code of 건축물대장 sent with an example's road code, a 시군구 name without its 시도.
+WITHOUT_COMPANIONS = [
+    ("get_br_title_info", "naUgrndCd", "addr_coord_api", "udrtYn", "identity"),
+    ("get_rtms_data_svc_apt_trade_dev", "roadNmbCd", "addr_coord_api", "udrtYn", "identity"),
+    ("addr_link_api", "sggNm", "get_parmacy_list_info_inqire", "Q1", "identity"),
+    ("addr_link_api", "emdNm", "get_hosp_basis_list", "emdongNm", "identity"),
+]
+
+# Coordinates into HIRA's list go with its radius (the live API ignores them without one).
+WITH_PARAM_COMPANIONS = [("addr_coord_api", "entX,entY", "get_hosp_basis_list", "xPos,yPos", "project:utmk:wgs84")]
+
 # Chain 12: NTS validate compares the owner's start date and name, which only the user knows; with examples it
 # answers 02 (확인할 수 없음), which proves nothing about the bound number: untestable, with the reason.
 UNTESTABLE = [("status", "b_no", "validate", "businesses[].b_no", "identity")]
@@ -156,6 +174,14 @@ def test_a_run_over_the_bundled_catalog_verifies_the_documented_chains_and_survi
     for edge in untestable:
         edge.refresh_from_db()
         assert edge.status == "untestable" and "target.negative_needs_user_values" in edge.reason, edge.reason
+    for key in WITHOUT_COMPANIONS:
+        edge = find_edge(*key)
+        assert edge.status == "untestable" and "binding.companions_missing" in edge.reason, (key, edge.reason)
+    for key in WITH_PARAM_COMPANIONS:
+        edge = find_edge(*key)
+        assert edge.status == "verified", (key, edge.status, edge.reason)
+        trial = edge.trials.filter(kind="main", outcome="success").first()
+        assert trial.target_call.params.get("radius"), trial.target_call.params
     wrongly_kept = {str(e): verdicts[e.pk] for e in planted + wrong if verdicts[e.pk] != "pruned"}
     assert not wrongly_kept, f"planted false candidates not pruned: {wrongly_kept}"
     for edge in wrong:
@@ -169,6 +195,13 @@ def test_a_run_over_the_bundled_catalog_verifies_the_documented_chains_and_survi
     links = snapshot.node_link.get("links") or snapshot.node_link.get("edges") or []
     in_graph = {binding["edge_id"] for link in links for binding in link["bindings"]}
     assert in_graph == set(CandidateEdge.objects.filter(status="verified").values_list("pk", flat=True))
+    # areaCode2's code is an areaCode only when areaCode2 was asked without one: the binding says so to walks.
+    held = {binding["edge_id"]: binding for link in links for binding in link["bindings"]}
+    assert held[find_edge("area_code2", "code", "area_based_list2", "areaCode").pk]["without"] == ["areaCode"]
+    # select_stdg's stdgCd is a 동 code only with lv 3 or 4 (lv 1 and 2 list 시도 and 시군구 rows).
+    dong = find_edge("select_stdg_ppltn_hh_stus", "stdgCd", "get_br_title_info", "bjdongCd", "slice:5:10")
+    if dong.pk in held:
+        assert held[dong.pk]["unless"] == {"lv": ["1", "2"]}
     # Every successful main trial of a verified edge records which check decided it.
     checks = Counter(
         (t.values.get("checks") or {}).get("consistency", {}).get("verdict")

@@ -176,6 +176,55 @@ def test_edge_links_keep_the_best_binding_per_parameter_and_skip_bad_specs():
     assert [(k.fields, k.params) for k in links] == [(("x", "y"), ("nx", "ny")), (("b",), ("p",))]
 
 
+def _area_codes(entry: dict):
+    """TourAPI areaCode2 (entered with `entry`) -> areaBasedList2, bound code -> areaCode only without areaCode."""
+    area = tool_meta(
+        id=1,
+        name="area_code2",
+        label="지역코드 조회",
+        parameters={"type": "object", "properties": {"areaCode": {"type": "string", "description": "지역코드"}}},
+        record_fields=[{"path": "code", "description": "코드"}, {"path": "name", "description": "이름"}],
+        entries=[entry],
+    )
+    places = tool_meta(
+        id=2,
+        name="area_based_list2",
+        label="지역기반 관광정보 조회",
+        parameters={
+            "type": "object",
+            "properties": {"areaCode": {"type": "string", "description": "지역코드", "example": "1"}},
+            "required": ["areaCode"],
+        },
+        record_fields=[{"path": "title", "description": "제목"}],
+    )
+    binding = {"source": 1, "target": 2, "field": "code", "param": "areaCode", "transform": "identity"}
+    graph = build_graph([{"id": 1}, {"id": 2}], [{**binding, "edge_id": 7, "mean": 0.9, "without": ["areaCode"]}])
+    return graph, {1: area, 2: places}
+
+
+def test_a_binding_whose_field_changes_meaning_with_the_request_is_only_walked_without_that_parameter():
+    graph, _ = _area_codes({})
+    assert [k.edge_id for k in edge_links(graph, 1, 2)] == [7]
+    assert edge_links(graph, 1, 2, given={"areaCode", "numOfRows"}) == ()
+    # Called without areaCode, areaCode2 lists areas: its code feeds areaCode.
+    graph, tools = _area_codes({"numOfRows": "20"})
+    plans = Walker(graph, tools, WalkConfig(min_length=1, max_length=2, junctions=(SEQ,)), seed=3).plans(6)
+    assert any(7 in p.edge_ids for p in plans)
+    # Called with areaCode=1 it lists 서울's 시군구: that code is no areaCode, and no plan binds it as one.
+    graph, tools = _area_codes({"areaCode": "1"})
+    plans = Walker(graph, tools, WalkConfig(min_length=1, max_length=2, junctions=(SEQ,)), seed=3).plans(6)
+    assert plans and all(7 not in p.edge_ids for p in plans)
+
+
+def test_a_binding_that_fails_for_some_values_of_a_parameter_is_walked_only_with_other_values():
+    binding = {"source": 1, "target": 2, "field": "stdgCd", "param": "bjdongCd", "transform": "slice:5:10"}
+    graph = build_graph([{"id": 1}, {"id": 2}], [{**binding, "edge_id": 9, "unless": {"lv": ["1", "2"]}}])
+    assert [k.edge_id for k in edge_links(graph, 1, 2, given={"stdgCd", "lv"}, args={"lv": "3"})] == [9]
+    assert edge_links(graph, 1, 2, given={"stdgCd", "lv"}, args={"lv": "2"}) == ()
+    assert edge_links(graph, 1, 2, given={"stdgCd", "lv"}, args={}) == ()  # lv bound by a link: not known yet
+    assert [k.edge_id for k in edge_links(graph, 1, 2, given={"stdgCd"})] == [9]
+
+
 @pytest.mark.parametrize(
     ("path", "type_", "description", "example", "kind"),
     [

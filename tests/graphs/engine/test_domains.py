@@ -65,7 +65,7 @@ def test_domains_join_only_when_a_value_of_one_is_a_value_of_the_other():
 
 def test_every_domain_in_the_tables_is_defined():
     named = {rule.domain for rule in D.RULES} | set(D.TOOL_RULES.values())
-    named |= {domain for _, domain in D.REQUEST_DOMAINS.values()}
+    named |= {domain for entries in D.REQUEST_DOMAINS.values() for _, _, domain in entries}
     named |= {d for pair in D.LINKS for d in pair} | {d.confusable for d in D.DOMAINS.values() if d.confusable}
     assert named <= set(D.DOMAINS)
 
@@ -85,6 +85,19 @@ def test_an_echo_is_the_input_or_a_known_projection_of_it():
     assert TR.is_echo({"x": "11110"}, {"region": "1111010100"})  # a 5-digit slice of a 10-digit input
     assert not TR.is_echo({"region_cd": "1111010100"}, {"locatadd_nm": "서울특별시 종로구"})
     assert not TR.is_echo({"nodeid": "DJB8001793"}, {})
+
+
+def test_a_bound_value_that_the_transform_gives_from_an_input_is_an_echo():
+    # select_stdg listed the 동 of 종로구 (stdgCd=1111000000): their first 2 or 5 digits are what it was asked.
+    request = {"stdgCd": "1111000000", "lv": "3", "srchFrYm": "202609"}
+    dong = {"stdgCd": "1111010900"}
+    assert TR.is_echo(dong, request, "slice:0:2", {"lDongRegnCd": "11"})
+    assert TR.is_echo(dong, request, "slice:2:5", {"lDongSignguCd": "110"})
+    assert TR.is_echo(dong, request, "slice:0:5", {"LAWD_CD": "11110"})
+    # ...but the 동 part is new: listing a 시군구's 동 and handing one on is a real hop.
+    assert not TR.is_echo(dong, request, "slice:5:10", {"bjdongCd": "10900"})
+    # A page number is no input a record could echo: 부번 1 after pageNo=1 is a finding.
+    assert not TR.is_echo({"lnbrSlno": "1"}, {"keyword": "종로", "currentPage": "1"}, "zero_pad:4", {"ji": "0001"})
 
 
 def test_consistency_needs_agreement_on_a_shared_domain_or_an_echo_of_the_bound_value():
@@ -116,6 +129,17 @@ def test_consistency_needs_agreement_on_a_shared_domain_or_an_echo_of_the_bound_
         {"sggCd": "sgg5"},
     )
     assert sliced.verdict == TR.CONSISTENT
+    # One page of a longer answer that lacks A's value is no disagreement: 종로구 (23) is on a later page.
+    page = TR.consistency(
+        {"areaCode": "1"},
+        {"areaCode": "tour.area"},
+        {"sigungucode": "23"},
+        {"sigungucode": "tour.sigungu"},
+        [{"code": str(n)} for n in range(1, 11)],
+        {"code": "tour.sigungu"},
+        complete=False,
+    )
+    assert page.verdict == TR.UNCHECKED and "one page" in page.detail
 
 
 def test_the_controls_bind_valid_values_of_the_same_and_of_the_most_confusable_domain():
@@ -145,3 +169,41 @@ def test_a_record_that_says_no_is_a_failed_trial():
     assert (
         TR.target_outcome(True, None, [{"tax_type": "국세청에 등록되지 않은 사업자등록번호입니다."}])[0] == STRUCTURAL
     )
+
+
+def test_a_flag_needs_the_key_it_qualifies_from_the_same_record():
+    # 건축물대장's naUgrndCd=0 into Juso's udrtYn, the road code and building number from examples: nothing of A's.
+    assert D.missing_companions(["juso.udrt"], []) == ["juso.rn_mgt_sn"]
+    assert D.missing_companions(["juso.udrt"], ["juso.rn_mgt_sn", "juso.buld_mnnm"]) == []
+    assert D.missing_companions(["lot.ji4"], ["sgg5", "umd5"]) == ["lot.bun4"]
+    assert D.missing_companions(["bjd10"], []) == []
+    # A TourAPI 시군구 code names a 시군구 only within its area; a 법정동 시군구 3자리 only within its 시도.
+    assert D.missing_companions(["tour.sigungu"], []) == ["tour.area"]
+    assert D.missing_companions(["ldong.sgg3"], ["ldong.sido2"]) == []
+    # 중구 without its 시도 is six districts: the pharmacy list's Q1 needs Q0 from the same record.
+    assert D.missing_companions(["sigungu.name"], [], target_domains=["sido.full", "sigungu.name"]) == ["sido.full"]
+    # 신사동 is in 강남구 and in 관악구: HIRA's emdongNm needs its sgguCd, which no Juso record gives.
+    assert D.missing_companions(["emd.name"], [], target_domains=["hira.sido", "hira.sggu", "emd.name"]) == [
+        "hira.sggu"
+    ]
+    # Only companions the target can take are asked for.
+    assert D.missing_companions(["umd5"], [], target_domains=["umd5", "lot.bun4"]) == []
+
+
+def test_a_request_dependent_field_names_the_parameter_it_must_be_called_without():
+    assert D.request_condition("code", provider=TOUR) == {"areaCode": []}
+    assert D.request_condition("code", provider=TOUR, target="tour.area") == {"areaCode": []}
+    assert D.request_condition("contentid", provider=TOUR) == {}
+    # select_stdg with lv=1 or 2 lists 시도 or 시군구 rows: their stdgCd gives a 시군구 slice, but no 동.
+    mois = "apis.data.go.kr/1741000"
+    assert D.request_condition("stdgCd", provider=mois, target="umd5") == {"lv": ["1", "2"]}
+    assert D.request_condition("stdgCd", provider=mois, target="sgg5") == {}
+    assert D.request_domain("stdgCd", "bjd10", provider=mois, request={"lv": "2"}) == "bjd10.upper"
+    assert D.request_domain("stdgCd", "bjd10", provider=mois, request={"lv": "3"}) == "bjd10"
+
+
+def test_values_of_the_right_shape_that_name_nothing_are_invalid():
+    assert not D.valid_value("umd5", "00000") and D.valid_value("umd5", "10300")
+    assert not D.valid_value("sgg5", "11000") and D.valid_value("sgg5", "11110")
+    assert not D.valid_value("ldong.sgg3", "000") and D.valid_value("ldong.sgg3", "110")
+    assert D.valid_value("bjd10", "1100000000")  # a 시도's own 법정동 code is a real one

@@ -131,3 +131,39 @@ def test_the_fields_of_an_array_of_objects_are_parameters_and_a_binding_fills_on
     no_example = {"properties": {"rows": {"type": "array", "items": {"type": "object", "properties": {"id": {}},
                   "required": ["id"]}}}, "required": ["rows"]}  # fmt: skip
     assert TR.target_params(no_example, {}, {}) == TR.MISSING_REQUIRED
+
+
+def test_coordinates_bound_into_hira_carry_the_radius_the_live_api_needs_for_them():
+    schema = {
+        "type": "object",
+        "properties": {
+            "xPos": {"type": "number"},
+            "yPos": {"type": "number"},
+            "radius": {"type": "integer", "example": "3000"},
+        },
+    }
+    bound = {"xPos": "127.03", "yPos": "37.49"}
+    hira = "apis.data.go.kr/B551182"
+    assert TR.target_params(schema, bound, {}, provider=hira) == {**bound, "radius": "3000"}
+    assert TR.target_params(schema, bound, {}, provider="apis.data.go.kr/B552657") == bound
+    assert TR.target_params(schema, {"radius": "500"}, {}, provider=hira) == {"radius": "500"}
+
+
+def test_companion_siblings_are_sent_even_when_optional():
+    schema = {
+        "type": "object",
+        "properties": {"lDongRegnCd": {"type": "string"}, "lDongSignguCd": {"type": "string"}},
+    }
+    bound, siblings = {"lDongSignguCd": "110"}, {"lDongRegnCd": "11"}
+    assert TR.target_params(schema, bound, siblings) == bound  # an optional sibling alone is not sent
+    assert TR.target_params(schema, bound, siblings, send=["lDongRegnCd"]) == {**bound, **siblings}
+
+
+def test_a_binding_skips_rows_whose_value_names_nothing_of_the_target_kind():
+    # select_stdg with lv=2 lists 시군구 rows: their 동 part 00000 is no bjdongCd; a 시도 row's 11000 no LAWD_CD.
+    rows = [{"stdgCd": "1111000000"}, {"stdgCd": "1100000000"}]
+    assert TR.bind(rows, ["stdgCd"], ["bjdongCd"], "slice:5:10", rng_for("t", 1), ["umd5"]) == TR.NO_VALID_VALUE
+    bound = TR.bind(rows, ["stdgCd"], ["LAWD_CD"], "slice:0:5", rng_for("t", 2), ["sgg5"])
+    assert bound.bound == {"LAWD_CD": "11110"}
+    dong = TR.bind([*rows, {"stdgCd": "1111010300"}], ["stdgCd"], ["bjdongCd"], "slice:5:10", rng_for("t", 3), ["umd5"])
+    assert dong.bound == {"bjdongCd": "10300"}
