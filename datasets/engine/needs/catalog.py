@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -139,7 +140,7 @@ async def district(ctx: Ctx, sido: str, gu: str) -> tuple[Result, dict]:
 
 def pick_district(ctx: Ctx, *, seoul_only: bool = False) -> tuple[str, str, str]:
     options = [d for d in entries("districts") if not seoul_only or d[0] == "서울특별시"]
-    return tuple(ctx.choice(options))  # type: ignore[return-value]
+    return tuple(ctx.spread("district", options))  # type: ignore[return-value]
 
 
 async def realtime_air(ctx: Ctx, nearby: Result) -> tuple[Result, dict, dict]:
@@ -173,11 +174,21 @@ def air_sentence(ctx: Ctx, air: Result, nearest: Mapping, latest: Mapping) -> tu
     ctx.asked("미세먼지", f"{fmt(pm10)}㎍/㎥", latest["pm10Value"])
     ctx.asked("초미세먼지", f"{fmt(pm25)}㎍/㎥", latest["pm25Value"])
     hour = str(latest.get("dataTime", ""))[-5:]
-    text = (
-        f"가장 가까운 {nearest['stationName']} 측정소({fmt(number(nearest['tm']))}km) 기준으로 "
-        f"{hour} 현재 미세먼지(PM10) {fmt(pm10)}㎍/㎥로 '{g10}', 초미세먼지(PM2.5) {fmt(pm25)}㎍/㎥로 '{g25}' 수준이에요."
+    station, km = nearest["stationName"], fmt(number(nearest["tm"]))
+    text = ctx.choice(
+        (
+            f"가장 가까운 {station} 측정소({km}km) 기준으로 {hour} 현재 미세먼지(PM10) {fmt(pm10)}㎍/㎥로 '{g10}', "
+            f"초미세먼지(PM2.5) {fmt(pm25)}㎍/㎥로 '{g25}' 수준이에요.",
+            f"{hour}에 {km}km 떨어진 {station} 측정소에서 잰 값으로 미세먼지(PM10)는 {fmt(pm10)}㎍/㎥('{g10}'), "
+            f"초미세먼지(PM2.5)는 {fmt(pm25)}㎍/㎥('{g25}')예요.",
+            f"제일 가까운 측정소가 {km}km 거리의 {station}인데, {hour} 기준 미세먼지(PM10) {fmt(pm10)}㎍/㎥, "
+            f"초미세먼지(PM2.5) {fmt(pm25)}㎍/㎥로 각각 '{g10}', '{g25}'이에요.",
+        )
     )
-    advice = " 마스크를 챙기시는 게 좋겠어요." if "나쁨" in (g10 + g25) else ""
+    if "나쁨" in (g10 + g25):
+        advice = " " + ctx.choice(("마스크를 챙기시는 게 좋겠어요.", "밖에 오래 계실 거면 마스크를 쓰시는 게 좋아요."))
+    else:
+        advice = ""
     return text + advice, f"PM10 {fmt(pm10)}, PM2.5 {fmt(pm25)}"
 
 
@@ -195,19 +206,28 @@ def same_stop(label: Any, typed: str) -> bool:
     return re.sub(r"[\s.]", "", str(label)) == re.sub(r"[\s.]", "", typed)
 
 
-async def bus_stop(ctx: Ctx) -> tuple[Result, dict, str]:
+def said_stop(label: str) -> bool:
+    """A label people say as it is: short, not two landmarks run together ('지적공사.여의도자이') unless the first is the
+    station the stop is named after ('혜화역.마로니에공원'), not the station named twice ('강남역.강남역사거리'), and
+    not a line's name before the station ('지하철2호선강남역': people say '강남역')."""
+    if len(spoken_stop(label)) > 14 or re.match(r"(지하철|신분당선|\d+호선)", label):
+        return False
+    if "." not in label:
+        return True
+    head, _, tail = label.partition(".")
+    return bool(re.fullmatch(r"[^.]+역\.[^.]+", label)) and not tail.startswith(head.removesuffix("역"))
+
+
+async def stop_search(ctx: Ctx, *, unique: bool) -> tuple[Result, list[dict], str, str]:
     """A stop the user names as people write it; the agent searches with a word of the name (the station it is named
-    after, else the first) and takes the record whose label is that name (spaces and dots aside)."""
-    known = await ctx.scout("get_station_by_name", {"stSrch": ctx.choice(entries("bus_stop_words"))})
+    after, else the first) and keeps the records whose label is that name (spaces and dots aside). unique: only a
+    name one stop has (a need that answers for one place; stops of one name stand on both sides of a road)."""
+    known = await ctx.scout("get_station_by_name", {"stSrch": ctx.spread("stop_word", entries("bus_stop_words"))})
+    counts = Counter(str(r.get("stNm", "")).strip() for r in known)
     labels = sorted(
-        {str(r.get("stNm", "")).strip() for r in known}
-        - {""}
-        - {n for n in (str(r.get("stNm", "")) for r in known) if re.search(r"[()A-Za-z]|\d\.|\.\d", n)}
+        n for n in counts if n and not re.search(r"[()A-Za-z]|\d\.|\.\d", n) and (counts[n] == 1 or not unique)
     )
-    # Names people say: a short label, not two landmarks run together ('지적공사.여의도자이'), unless the first is the
-    # station the stop is named after ('혜화역.마로니에공원' -> '혜화역 마로니에공원').
-    said = [n for n in labels if len(spoken_stop(n)) <= 14 and ("." not in n or re.fullmatch(r"[^.]+역\.[^.]+", n))]
-    label_ = ctx.choice(said or labels)
+    label_ = ctx.spread("stop", [n for n in labels if said_stop(n)] or labels)
     typed = spoken_stop(label_)
     words = typed.split()
     word = next((w for w in words if w.endswith("역")), words[0])  # the station a stop is named after, if any
@@ -215,10 +235,16 @@ async def bus_stop(ctx: Ctx) -> tuple[Result, dict, str]:
     matching = [r for r in found.records if same_stop(r.get("stNm", ""), typed)]
     if not matching:
         raise Discard("need.no_stop", f"{typed} not among the stops found by {word!r}")
-    record = matching[0]
-    ctx.pick(found, record, criterion="named", field="stNm", value=label_)
     ctx.name(typed, label_)
-    return found, record, typed
+    return found, matching, label_, typed
+
+
+async def bus_stop(ctx: Ctx) -> tuple[Result, dict, str]:
+    """The one stop of the name the user types (a name two stops share is discarded by the pick, never taken by
+    position)."""
+    found, matching, label_, typed = await stop_search(ctx, unique=True)
+    ctx.pick(found, matching[0], criterion="named", field="stNm", value=label_, among=matching)
+    return found, matching[0], typed
 
 
 # --- Air quality -----------------------------------------------------------------------------------------
@@ -243,12 +269,12 @@ async def air_near_bus_stop(ctx: Ctx) -> Outcome:
 
 
 async def air_in_dong(ctx: Ctx) -> Outcome:
-    dong, gu = ctx.choice(entries("dongs"))
+    dong, gu = ctx.spread("dong", entries("dongs"))
     found = await ctx.call("get_tm_stdr_crdnt", {"umdName": dong})
     own = [r for r in found.records if str(r.get("sggName", "")).strip() == gu]
     if not own:
         raise Discard("need.no_dong", f"{gu} {dong}")
-    ctx.pick(found, own[0], criterion="named", field="sggName", value=gu)
+    ctx.pick(found, own[0], criterion="named", field="sggName", value=gu, among=own)
     ctx.name(gu)
     ctx.name(dong)
     nearby = await ctx.call(
@@ -262,7 +288,7 @@ async def air_in_dong(ctx: Ctx) -> Outcome:
 
 
 async def air_worst_station(ctx: Ctx) -> Outcome:
-    sido = ctx.choice(entries("sido_short"))
+    sido = ctx.spread("sido", entries("sido_short"))
     ctx.name(sido)
     found = await ctx.call(
         "get_ctprvn_rltm_mesure_dnsty", {"sidoName": sido, "ver": "1.3"}, all_pages=True, page_size=100
@@ -287,15 +313,24 @@ async def air_worst_station(ctx: Ctx) -> Outcome:
     )
     ctx.asked("가장 높은 측정소", worst["stationName"])
     ctx.asked("수치", f"{fmt(value)}㎍/㎥", worst["pm10Value"])
+    counted = (
+        f"{len(rows)}곳"
+        if len(rows) == len(found.records)
+        else f"{len(found.records)}곳 가운데 지금 값이 나온 {len(rows)}곳"  # a station without a reading is said
+    )
     verdict = (
-        f"나쁨 기준(81㎍/㎥ 이상)을 넘었어요. {sido}에서 나쁨 이상인 측정소는 {len(rows)}곳 중 {len(over)}곳이에요."
+        f"나쁨 기준(81㎍/㎥ 이상)을 넘었어요. {sido}에서 나쁨 이상인 곳은 {len(rows)}곳 중 {len(over)}곳이에요."
         if value > PM10_BAD
         else f"나쁨 기준(81㎍/㎥ 이상)보다는 낮은 '{grade_of(value, PM10_GRADES)}' 수준이에요."
     )
     hour = str(worst.get("dataTime", ""))[-5:]
-    answer = (
-        f"{hour} 기준 {sido} 측정소 {len(rows)}곳 중 미세먼지(PM10)가 가장 높은 곳은 "
-        f"{worst['stationName']} 측정소로 {fmt(value)}㎍/㎥예요. {verdict}"
+    answer = ctx.choice(
+        (
+            f"{hour} 기준 {sido} 측정소 {counted} 중 미세먼지(PM10)가 가장 높은 곳은 "
+            f"{worst['stationName']} 측정소로 {fmt(value)}㎍/㎥예요. {verdict}",
+            f"{sido}에서 {hour} 현재 미세먼지(PM10)가 제일 높은 곳은 {worst['stationName']} 측정소예요. "
+            f"{fmt(value)}㎍/㎥이고, 측정소 {counted}을 비교했어요. {verdict}",
+        )
     )
     return Outcome({"sido": sido}, answer, f"{worst['stationName']} {fmt(value)}㎍/㎥")
 
@@ -344,8 +379,9 @@ async def tourist_site(ctx: Ctx, *, content_type: str = "12", seoul_only=True) -
         feed=[(REGION_SIDO_TOUR, region, own), (REGION_SGG_TOUR, region, own)],
         all_pages=True,  # the district's every place, so the one the user names is found wherever it sorts
     )
-    names = sorted({str(r.get("title", "")).strip() for r in sites.records} - {""})
-    title = ctx.choice(names)
+    counts = Counter(str(r.get("title", "")).strip() for r in sites.records)
+    names = sorted(n for n, c in counts.items() if n and c == 1)  # a name two places share tells neither
+    title = ctx.spread("site", names)
     record = next(r for r in sites.records if str(r.get("title", "")).strip() == title)
     ctx.pick(sites, record, criterion="named", field="title")
     ctx.name(gu)
@@ -386,16 +422,25 @@ async def rain_at_site(ctx: Ctx) -> Outcome:
     ctx.answer(forecast, "fcstValue", top["fcstValue"])
     when = f"{int(str(top['fcstTime'])[:2])}시"
     ctx.asked("강수확률", f"{top['fcstValue']}%")
+    day = f"내일({int(tomorrow[4:6])}월 {int(tomorrow[6:])}일)"
     if wet:
         hours = ", ".join(f"{int(str(r['fcstTime'])[:2])}시({r['fcstValue']}%)" for r in wet)
-        answer = (
-            f"내일 {title} 일대는 강수확률 {POP_RAIN}% 이상인 시간이 {len(wet)}번 있어요: {hours}. "
-            f"가장 높은 때는 {when} {top['fcstValue']}%라서 우산을 챙기시는 게 좋겠어요."
+        answer = ctx.choice(
+            (
+                f"{day} {title} 일대는 강수확률 {POP_RAIN}% 이상인 시간이 {len(wet)}번 있어요: {hours}. "
+                f"가장 높은 때는 {when} {top['fcstValue']}%라서 우산을 챙기시는 게 좋겠어요.",
+                f"우산 챙기세요. {day} {title} 쪽은 {when}에 강수확률이 {top['fcstValue']}%까지 올라가고, "
+                f"{POP_RAIN}%를 넘는 시간이 {len(wet)}번({hours}) 있어요.",
+            )
         )
     else:
-        answer = (
-            f"내일 {title} 일대는 강수확률이 {POP_RAIN}% 이상인 시간이 없어요. "
-            f"가장 높은 때도 {when} {top['fcstValue']}% 정도라 우산 없이 다녀오셔도 될 것 같아요."
+        answer = ctx.choice(
+            (
+                f"{day} {title} 일대는 강수확률이 {POP_RAIN}% 이상인 시간이 없어요. "
+                f"가장 높은 때도 {when} {top['fcstValue']}% 정도라 우산 없이 다녀오셔도 될 것 같아요.",
+                f"{day} {title} 쪽은 비 걱정은 크게 안 하셔도 돼요. 강수확률이 제일 높은 {when}에도 "
+                f"{top['fcstValue']}%라 {POP_RAIN}%에 못 미쳐요.",
+            )
         )
     return Outcome({"gu": gu, "site": title}, answer, f"최고 {top['fcstValue']}% ({when})")
 
@@ -450,7 +495,7 @@ async def air_at_site(ctx: Ctx) -> Outcome:
 
 async def places_in_district(ctx: Ctx) -> Outcome:
     sido, gu, city = pick_district(ctx)
-    code = ctx.choice(["12", "39", "14"])
+    code = ctx.spread("kind", ["12", "39", "14"])
     kind = label("content_types", code)
     region, own = await district(ctx, sido, gu)
     ctx.name(gu)
@@ -461,25 +506,32 @@ async def places_in_district(ctx: Ctx) -> Outcome:
         feed=[(REGION_SIDO_TOUR, region, own), (REGION_SGG_TOUR, region, own)],
         all_pages=True,
     )
-    titles = list(
-        dict.fromkeys(str(r.get("title", "")).strip() for r in places.records if str(r.get("title", "")).strip())
+    # Every place, one record each as the API counts them, with its address: the request asks where they are, and
+    # two places of one name are told apart by it.
+    rows = sorted(
+        (r for r in places.records if str(r.get("title", "")).strip() and str(r.get("addr1", "")).strip()),
+        key=lambda r: (str(r["title"]).strip(), str(r["addr1"])),
     )
-    shown, _ = ctx.show(titles, result=places, criterion="title (가나다순, arrange=A: every place, image or not)")
-    # Counted by record (one contentid each), as the API counts them; two places may share a name.
-    total = len(places.records)
-    for t in shown:
-        ctx.answer(places, "title", t)
-    ctx.asked(kind, *shown[:1])
-    listing = ", ".join(shown)
-    same_names = f"(이름이 같은 곳이 있어 서로 다른 이름은 {len(titles)}개)" if len(titles) < total else ""
-    if len(titles) <= len(shown):
-        answer = f"{city} {gu}의 {kind}는 모두 {total}곳{same_names}이에요: {listing}."
+    if len(rows) < len(places.records):
+        raise Discard("need.no_value", f"{len(places.records) - len(rows)} places without a name or an address")
+    shown, total = ctx.show(rows, result=places, criterion="title (가나다순, arrange=A: every place, image or not)")
+    for r in shown:
+        ctx.answer(places, "title", r["title"])
+        ctx.answer(places, "addr1", r["addr1"])
+    ctx.asked(kind, str(shown[0]["title"]).strip())
+    ctx.asked("주소", str(shown[0]["addr1"]).strip())
+    listing = ", ".join(f"{str(r['title']).strip()}({str(r['addr1']).strip()})" for r in shown)
+    if total <= len(shown):
+        answer = f"{city} {gu}에 등록된 {K.josa(kind, '은')} {total}곳이에요. {listing}."
     else:
-        answer = (
-            f"{city} {gu}에 등록된 {kind}는 모두 {total}곳{same_names}이고, "
-            f"가나다순으로 앞의 {len(shown)}곳은 {K.josa(listing, '이에요')}."
+        answer = ctx.choice(
+            (
+                f"{city} {gu}에 등록된 {K.josa(kind, '은')} {total}곳이에요. 다 적기엔 많아서 가나다순으로 앞의 "
+                f"{len(shown)}곳만 주소와 함께 적으면 이래요: {listing}.",
+                f"{city} {gu}에는 {K.josa(kind, '이')} {total}곳 등록돼 있어요. 가나다순으로 {len(shown)}곳만 "
+                f"추리면 다음과 같아요: {listing}.",
+            )
         )
-    answer = answer.replace(f"{kind}는", K.josa(kind, "은"))
     return Outcome({"gu": gu, "city": city, "kind": kind}, answer, f"{total}곳")
 
 
@@ -498,7 +550,7 @@ async def apt_trades_in_dong(ctx: Ctx) -> Outcome:
         "get_rtms_data_svc_apt_trade", {"DEAL_YMD": ym}, feed=[(REGION_TRADES, region, own)], all_pages=True
     )
     dongs = sorted({str(r.get("umdNm", "")).strip() for r in trades.records} - {""})
-    dong = ctx.choice(dongs)
+    dong = ctx.spread("dong", dongs)
     ctx.name(gu)
     ctx.name(dong)
     ctx.name(f"{month}월", str(month))
@@ -523,8 +575,8 @@ async def apt_trades_in_dong(ctx: Ctx) -> Outcome:
 
 async def compare_districts(ctx: Ctx) -> Outcome:
     seoul = [d for d in entries("districts") if d[0] == "서울특별시"]
-    first = ctx.choice(seoul)
-    second = ctx.choice([d for d in seoul if d != first])
+    first = ctx.spread("district", seoul)
+    second = ctx.spread("district", [d for d in seoul if d != first])
     ym, month = last_month(now(ctx))
 
     async def one(sido: str, gu: str):
@@ -603,12 +655,12 @@ async def apt_building(ctx: Ctx) -> Outcome:
     region, own = await district(ctx, sido, gu)
     trades = await ctx.call("get_rtms_data_svc_apt_trade_dev", {"DEAL_YMD": ym}, feed=[(REGION_DEV, region, own)])
     names = sorted({(str(r.get("aptNm", "")).strip(), str(r.get("umdNm", "")).strip()) for r in trades.records})
-    apt, dong = ctx.choice([n for n in names if n[0] and n[1]])
+    apt, dong = ctx.spread("apt", [n for n in names if n[0] and n[1]])
     mine = [
         r for r in trades.records if (str(r.get("aptNm", "")).strip(), str(r.get("umdNm", "")).strip()) == (apt, dong)
     ]
     latest = max(mine, key=lambda r: (int(r["dealMonth"]), int(r["dealDay"])))
-    ctx.pick(trades, latest, criterion="named", field="aptNm", value=apt)
+    ctx.pick(trades, latest, criterion="named", field="aptNm", value=apt, among=[latest])
     ctx.name(gu)
     ctx.name(dong)
     ctx.name(apt)
@@ -651,7 +703,7 @@ async def dong_population(ctx: Ctx) -> Outcome:
         for r in found.records
         if str(r.get("umd_cd", "000")) != "000" and str(r.get("ri_cd", "00")) in ("00", "") and r.get("locallow_nm")
     ]
-    record = ctx.choice(dongs)
+    record = ctx.spread("dong", dongs)
     dong = str(record["locallow_nm"]).strip()
     ctx.pick(found, record, criterion="named", field="locallow_nm")
     ctx.name(gu)
@@ -675,10 +727,18 @@ async def dong_population(ctx: Ctx) -> Outcome:
     ctx.asked("인구", f"{int(number(total)):,}명", total)
     ctx.asked("세대 수", f"{int(number(households)):,}세대", households)
     month = str(row.get("statsYm", ym))
-    answer = (
-        f"{month[:4]}년 {int(month[4:6])}월 말 주민등록 기준으로 {city} {gu} {dong} 인구는 {int(number(total)):,}명"
-        f"(남 {int(number(row.get('maleNmprCnt') or 0)):,}명, 여 {int(number(row.get('femlNmprCnt') or 0)):,}명), "
-        f"세대 수는 {int(number(households)):,}세대예요. 세대당 {row.get('hhNmpr')}명꼴이에요."
+    people_n, homes = f"{int(number(total)):,}명", f"{int(number(households)):,}세대"
+    male, female = int(number(row.get("maleNmprCnt") or 0)), int(number(row.get("femlNmprCnt") or 0))
+    when = f"{month[:4]}년 {int(month[4:6])}월 말"
+    answer = ctx.choice(
+        (
+            f"{when} 주민등록 기준으로 {city} {gu} {dong} 인구는 {people_n}(남 {male:,}명, 여 {female:,}명), "
+            f"세대 수는 {homes}예요. 세대당 {row.get('hhNmpr')}명꼴이에요.",
+            f"{city} {gu} {K.josa(dong, '은')} {when} 기준 {homes}에 {people_n}이 살고 있어요"
+            f"(남 {male:,}명, 여 {female:,}명). 한 세대에 평균 {row.get('hhNmpr')}명이에요.",
+            f"{when} 주민등록 통계로 {gu} {dong}에는 {people_n}, {homes}가 등록돼 있어요. 남자가 {male:,}명, "
+            f"여자가 {female:,}명이에요.",
+        )
     )
     return Outcome({"gu": gu, "dong": dong, "city": city}, answer, f"{int(number(total)):,}명")
 
@@ -697,44 +757,86 @@ def minutes_away(message: Any) -> float:
     return int(match.group(1) or 0) + int(match.group(2) or 0) / 60
 
 
+def arrival_text(message: Any) -> str:
+    """'3분후[2번째 전]' -> '3분 후(2정류장 전)', '2분30초후[1번째 전]' -> '2분 30초 후(1정류장 전)'; others as they are."""
+    text = str(message).strip()
+    match = re.fullmatch(r"(?:(\d+)분)?(?:(\d+)초)?후\[(\d+)번째 전\]", text)
+    if not match or not (match.group(1) or match.group(2)):
+        return text
+    minutes, seconds, stops = match.groups()
+    when = " ".join(p for p in (minutes and f"{minutes}분", seconds and f"{seconds}초") if p)
+    return f"{when} 후({stops}정류장 전)"
+
+
 async def next_bus(ctx: Ctx) -> Outcome:
-    found, stop, name = await bus_stop(ctx)
-    arrivals = await ctx.call(
-        "get_station_by_uid",
-        {},
-        feed=[(Bind.of("get_station_by_name", "arsId", "get_station_by_uid", "arsId"), found, stop)],
-    )
-    rows = [r for r in arrivals.records if r.get("rtNm") and r.get("arrmsg1")]
-    if not rows:
-        raise Discard("need.no_value", "no arrivals")
-    rows.sort(key=lambda r: (minutes_away(r["arrmsg1"]), str(r["rtNm"])))
-    shown, total = ctx.show(rows, result=arrivals, criterion="soonest arrival first")
-    for r in shown:
-        ctx.answer(arrivals, "rtNm", r["rtNm"])
-        ctx.answer(arrivals, "arrmsg1", r["arrmsg1"])
-    ctx.asked("노선", *[str(shown[0]["rtNm"])])
-    lines = ", ".join(f"{r['rtNm']}번 {r['arrmsg1']}" for r in shown)
-    if total <= len(shown):
-        answer = f"{name} 정류장에 서는 버스 {total}개 노선의 도착 예정이에요(빨리 오는 순): {lines}."
+    """Next buses at the stop the user names; stops of one name (the two sides of a road) are each answered, with the
+    next stop that tells their direction."""
+    found, stops, label_, name = await stop_search(ctx, unique=False)
+    stops = stops[:3]
+    boards = []
+    for stop in stops:
+        ctx.pick(found, stop, criterion="named", field="stNm", value=label_, among=[stop])
+        arrivals = await ctx.call(
+            "get_station_by_uid",
+            {},
+            feed=[(Bind.of("get_station_by_name", "arsId", "get_station_by_uid", "arsId"), found, stop)],
+        )
+        rows = [r for r in arrivals.records if r.get("rtNm") and r.get("arrmsg1")]
+        if not rows:
+            raise Discard("need.no_value", "no arrivals")
+        rows.sort(key=lambda r: (minutes_away(r["arrmsg1"]), str(r["rtNm"])))
+        shown, total = ctx.show(rows, result=arrivals, criterion="soonest arrival first")
+        for r in shown:
+            ctx.answer(arrivals, "rtNm", r["rtNm"])
+            ctx.answer(arrivals, "arrmsg1", r["arrmsg1"], shown=arrival_text(r["arrmsg1"]))
+        heading = Counter(str(r.get("nxtStn") or "").strip() for r in rows if r.get("nxtStn")).most_common(1)
+        if len(stops) > 1:
+            if not heading:
+                raise Discard("need.ambiguous", f"{len(stops)} stops named {label_} and no direction")
+            ctx.answer(arrivals, "nxtStn", heading[0][0])
+        boards.append((heading[0][0] if heading else "", shown, total))
+    ctx.asked("노선", str(boards[0][1][0]["rtNm"]))
+
+    def board(shown, total) -> str:
+        lines = ", ".join(f"{r['rtNm']}번 {arrival_text(r['arrmsg1'])}" for r in shown)
+        if total <= len(shown):
+            return f"{total}개 노선이 빨리 오는 순으로 {lines}"
+        return f"{total}개 노선 중 가장 빨리 오는 {len(shown)}개는 {lines}"
+
+    if len(boards) == 1:
+        heading, shown, total = boards[0]
+        frames = (
+            "{name} 정류장에 서는 버스는 {board}예요.",
+            "지금 {name} 정류장 기준으로 {board}예요.",
+        )
+        answer = ctx.choice(frames).format(name=name, board=board(shown, total))
     else:
-        answer = f"{name} 정류장에 서는 버스는 {total}개 노선이고, 가장 빨리 오는 {len(shown)}개는 {lines}예요."
-    return Outcome({"stop": name}, answer, lines[:120])
+        sides = " ".join(f"다음 정류장이 {h}인 쪽은 {board(shown, total)}예요." for h, shown, total in boards)
+        answer = f"{name} 정류장은 같은 이름으로 방향이 다른 {len(boards)}곳이 있어서 각각 알려드릴게요. {sides}"
+    short = ", ".join(f"{r['rtNm']}번 {arrival_text(r['arrmsg1'])}" for r in boards[0][1])
+    return Outcome({"stop": name}, answer, short[:120])
 
 
 async def subway_arrival(ctx: Ctx) -> Outcome:
-    station = ctx.choice(entries("subway_stations"))
+    station = ctx.spread("station", entries("subway_stations"))
     ctx.name(station, f"{station}역")
-    arrivals = await ctx.call("realtime_station_arrival", {"statnNm": station, "START_INDEX": "1", "END_INDEX": "10"})
+    # Every page: the answer counts the trains, so none of them is left on a page not read.
+    arrivals = await ctx.call("realtime_station_arrival", {"statnNm": station}, all_pages=True, page_size=10)
     rows = [r for r in arrivals.records if r.get("arvlMsg2") and r.get("trainLineNm")]
     if not rows:
         raise Discard("need.no_value", "no arrivals")
+    if arrivals.total > len(arrivals.records):
+        raise Discard("need.incomplete", f"{len(arrivals.records)} of {arrivals.total} arrivals read")
     shown, total = ctx.show(rows, result=arrivals, criterion="every train the API lists")
     for r in shown:
         ctx.answer(arrivals, "trainLineNm", r["trainLineNm"])
         ctx.answer(arrivals, "arvlMsg2", r["arvlMsg2"])
     ctx.asked("열차", str(shown[0]["trainLineNm"]))
     lines = "; ".join(f"{r.get('updnLine', '')} {r['trainLineNm']}: {r['arvlMsg2']}".strip() for r in shown)
-    answer = f"{station}역에 들어오는 열차는 {len(shown)}편이에요. {lines}."
+    if total <= len(shown):
+        answer = f"지금 {station}역에 들어오는 열차는 {total}편이에요. {lines}."
+    else:
+        answer = f"지금 {station}역에 들어오는 열차는 {total}편이고, 먼저 나온 {len(shown)}편은 {lines}."
     return Outcome({"station": station}, answer, lines[:120])
 
 
@@ -763,17 +865,17 @@ def weekday_hours(week: Sequence[tuple[str, Any, Any]]) -> tuple[str, str]:
 
 
 async def hospital_hours(ctx: Ctx) -> Outcome:
-    dong, gu = ctx.choice(entries("dongs"))
+    dong, gu = ctx.spread("dong", entries("dongs"))
     # The user knows a clinic of the dong by name; the agent finds it through the list's own name filter.
     known = await ctx.scout("get_hosp_basis_list", {"emdongNm": dong, "numOfRows": "30"})
     names = sorted({str(r.get("yadmNm", "")).strip() for r in known if gu in str(r.get("addr", ""))} - {""})
-    name = ctx.choice(names)
+    name = ctx.spread("hospital", names)
     found = await ctx.call("get_hosp_basis_list", {"yadmNm": name, "emdongNm": dong})
     mine = [r for r in found.records if str(r.get("yadmNm", "")).strip() == name and gu in str(r.get("addr", ""))]
     if len(mine) != 1:
         raise Discard("need.ambiguous", f"{len(mine)} facilities named {name} in {gu} {dong}")
     record = mine[0]
-    ctx.pick(found, record, criterion="named", field="yadmNm")
+    ctx.pick(found, record, criterion="named", field="yadmNm", among=mine)
     ctx.name(dong)
     ctx.name(name)
     detail = await ctx.call(
@@ -992,38 +1094,11 @@ async def drug_info(ctx: Ctx) -> Outcome:
     return Outcome({"drug": drug}, head + " ".join(parts), str(shown[0]["itemName"]))
 
 
-async def drug_maker_status(ctx: Ctx) -> Outcome:
-    drug = ctx.choice(entries("drugs"))
-    ctx.name(drug)
-    found = await ctx.call("get_drb_easy_drug_list", {"itemName": drug})
-    makers = sorted({str(r.get("entpName", "")).strip() for r in found.records if r.get("bizrno")})
-    if len(makers) != 1:
-        raise Discard("need.ambiguous", f"{len(makers)} makers")
-    record = next(r for r in found.records if r.get("bizrno"))
-    ctx.pick(found, record, criterion="named", field="itemName", value=drug)
-    status = await ctx.call(
-        "status", {}, feed=[(Bind.of("get_drb_easy_drug_list", "bizrno", "status", "b_no"), found, record)]
-    )
-    row = status.records[0]
-    state, tax = str(row.get("b_stt") or "").strip(), str(row.get("tax_type") or "").strip()
-    if not state:
-        raise Discard("need.no_value", "b_stt empty")
-    ctx.answer(found, "entpName", record["entpName"])
-    ctx.answer(status, "b_stt", state)
-    ctx.asked("상태", state)
-    closed = str(row.get("end_dt") or "").strip()
-    end = f" 폐업일은 {K.ymd(closed)}이에요." if closed else ""
-    answer = (
-        f"{drug} 제조사는 {record['entpName']}이고, 국세청 사업자 상태는 '{state}'예요. 과세 유형은 {tax}예요.{end}"
-    )
-    return Outcome({"drug": drug}, answer, state)
-
-
 async def subscription_types(ctx: Ctx) -> Outcome:
-    region = ctx.choice(entries("subscription_regions"))
+    region = ctx.spread("region", entries("subscription_regions"))
     # The user knows the complex by name (from an ad, a news item); the agent searches notices by that name.
     known = await ctx.scout("get_apt_lttot_pblanc_detail", {"cond[SUBSCRPT_AREA_CODE_NM::EQ]": region, "perPage": "20"})
-    label_ = ctx.choice(sorted({str(r.get("HOUSE_NM", "")).strip() for r in known} - {""}))
+    label_ = ctx.spread("house", sorted({str(r.get("HOUSE_NM", "")).strip() for r in known} - {""}))
     house = re.sub(r"\s*\([^)]*\)", "", label_).strip() or label_  # '… 신혼희망타운(공공분양)' as people say it
     found = await ctx.call(
         "get_apt_lttot_pblanc_detail",
@@ -1033,7 +1108,7 @@ async def subscription_types(ctx: Ctx) -> Outcome:
     if len(same) != 1:
         raise Discard("need.ambiguous", f"{len(same)} notices named {house}")
     record = same[0]
-    ctx.pick(found, record, criterion="named", field="HOUSE_NM", value=label_)
+    ctx.pick(found, record, criterion="named", field="HOUSE_NM", value=label_, among=same)
     ctx.name(region)
     ctx.name(house, label_)
     models = await ctx.call(
@@ -1217,14 +1292,6 @@ NEEDS: tuple[Need, ...] = (
     ),
     Need("weekday_holidays", "calendar", DRV, (), weekday_holidays, tools=("get_rest_de_info",), length=1),
     Need("drug_info", "health", SEQ, (), drug_info, tools=("get_drb_easy_drug_list",), length=1, weight=0.5),
-    Need(
-        "drug_maker_status",
-        "business",
-        SEQ,
-        (Bind.of("get_drb_easy_drug_list", "bizrno", "status", "b_no"),),
-        drug_maker_status,
-        length=2,
-    ),
     Need(
         "subscription_types",
         "housing",

@@ -18,6 +18,7 @@ This module never imports Django; the caller injects `execute(tool, args)` (asyn
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -134,8 +135,17 @@ class Result:
 
 
 class Ctx:
-    def __init__(self, need: Need, verified: Verified, execute: Execute, rng: random.Random, clock: str):
+    def __init__(
+        self,
+        need: Need,
+        verified: Verified,
+        execute: Execute,
+        rng: random.Random,
+        clock: str,
+        usage: Counter | None = None,
+    ):
         self.need = need
+        self.usage = usage if usage is not None else Counter()  # the run's entry values so far, shared by its needs
         self.verified = verified
         self.execute = execute
         self.rng = rng
@@ -158,6 +168,17 @@ class Ctx:
         if not options:
             raise Discard("need.no_choice", "nothing to choose from")
         return options[self.rng.randrange(len(options))]
+
+    def spread(self, kind: str, options: Sequence[Any]) -> Any:
+        """An entry value (a district, a stop word, a site) the run spreads over a need's items: the one of `options`
+        the need used least so far in the run (ties: the seed), so that no district or stop gathers its items."""
+        if not options:
+            raise Discard("need.no_choice", "nothing to choose from")
+        keys = [f"{self.need.id}:{kind}:{option}" for option in options]
+        least = min(self.usage[k] for k in keys)
+        chosen = self.choice([o for o, k in zip(options, keys, strict=True) if self.usage[k] == least])
+        self.usage[f"{self.need.id}:{kind}:{chosen}"] += 1
+        return chosen
 
     def name(self, value: Any, *renderings: str, kind: str = "entry") -> str:
         """A value the user knows and the request names (renderings: other ways it may be written)."""
@@ -321,9 +342,27 @@ class Ctx:
 
     # -- what was chosen, tested and answered
 
-    def pick(self, result: Result, record: Mapping[str, Any], *, criterion: str, field: str, value: Any = None) -> None:
-        """A record chosen for a stated reason: named (the user named it), nearest, max/min/latest, match."""
+    def pick(
+        self,
+        result: Result,
+        record: Mapping[str, Any],
+        *,
+        criterion: str,
+        field: str,
+        value: Any = None,
+        among: Sequence[Mapping[str, Any]] | None = None,
+    ) -> None:
+        """A record chosen for a stated reason: named (the user named it), nearest, max/min/latest, match.
+
+        A named pick is unambiguous or it is not made: when another record of `among` (the records left once what
+        the request states narrowed them; by default every record of the step) has the same name, nothing tells
+        which one the user means, and the item is discarded rather than the first one taken by position."""
         shown = record.get(field) if value is None else value
+        if criterion == "named":
+            own = str(record.get(field, "")).strip()
+            same = [r for r in (result.records if among is None else among) if str(r.get(field, "")).strip() == own]
+            if len(same) > 1:
+                raise Discard("need.ambiguous", f"{len(same)} records named {own!r} ({field})")
         pick = {
             "kind": criterion,
             "criterion": criterion,
@@ -458,10 +497,13 @@ class Realised:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-async def realise(need: Need, verified: Verified, execute: Execute, *, seed: str, clock: str) -> Realised:
-    """Run the need's program; a failure leaves an Execution with ok False and the reason."""
+async def realise(
+    need: Need, verified: Verified, execute: Execute, *, seed: str, clock: str, usage: Counter | None = None
+) -> Realised:
+    """Run the need's program; a failure leaves an Execution with ok False and the reason. `usage`: the run's entry
+    values so far (Ctx.spread), shared by every need of the run."""
     rng = random.Random(f"need:{need.id}:{seed}")
-    ctx = Ctx(need, verified, execute, rng, clock)
+    ctx = Ctx(need, verified, execute, rng, clock, usage)
     outcome = None
     try:
         outcome = await need.program(ctx)
