@@ -827,16 +827,25 @@ async def subway_arrival(ctx: Ctx) -> Outcome:
         raise Discard("need.no_value", "no arrivals")
     if arrivals.total > len(arrivals.records):
         raise Discard("need.incomplete", f"{len(arrivals.records)} of {arrivals.total} arrivals read")
-    shown, total = ctx.show(rows, result=arrivals, criterion="every train the API lists")
+    # The next train of each direction (the API lists a direction's trains soonest first), with the count of all.
+    first_of: dict[tuple[str, str], dict] = {}
+    for r in rows:
+        first_of.setdefault((str(r.get("updnLine", "")), str(r["trainLineNm"])), r)
+    firsts = list(first_of.values())
+    shown, directions = ctx.show(firsts, result=arrivals, criterion="the first train of each direction")
     for r in shown:
         ctx.answer(arrivals, "trainLineNm", r["trainLineNm"])
         ctx.answer(arrivals, "arvlMsg2", r["arvlMsg2"])
     ctx.asked("열차", str(shown[0]["trainLineNm"]))
     lines = "; ".join(f"{r.get('updnLine', '')} {r['trainLineNm']}: {r['arvlMsg2']}".strip() for r in shown)
-    if total <= len(shown):
-        answer = f"지금 {station}역에 들어오는 열차는 {total}편이에요. {lines}."
+    total = len(rows)
+    if directions <= len(shown):
+        answer = f"지금 {station}역에 들어오는 열차는 {total}편이에요. 방향마다 다음 열차는 {lines}."
     else:
-        answer = f"지금 {station}역에 들어오는 열차는 {total}편이고, 먼저 나온 {len(shown)}편은 {lines}."
+        answer = (
+            f"지금 {station}역에 들어오는 열차는 {total}편({directions}개 방향)이고, "
+            f"그중 {len(shown)}개 방향의 다음 열차는 {lines}."
+        )
     return Outcome({"station": station}, answer, lines[:120])
 
 
@@ -975,17 +984,16 @@ async def pharmacies_open_now(ctx: Ctx) -> Outcome:
 async def holiday_pharmacy(ctx: Ctx) -> Outcome:
     sido, gu, city = pick_district(ctx)
     moment = now(ctx)
-    year = moment.year if moment.month < 12 else moment.year + 1
-    month = ctx.choice([m for m in (12, 1, 3, 5, 6, 8, 9, 10) if (year, m) >= (moment.year, moment.month)] or [12])
-    if month < moment.month:
-        year = moment.year + 1
+    # A month with public holidays in the coming year (the one people plan around), spread over the run's items.
+    month = ctx.spread("month", [12, 1, 2, 3, 5, 6, 8, 9, 10])
+    year = moment.year if month >= moment.month else moment.year + 1
     holidays = await ctx.call("get_rest_de_info", {"solYear": str(year), "solMonth": f"{month:02d}"})
     if not any(str(r.get("isHoliday")) == "Y" for r in holidays.records):
         raise Discard("need.no_holiday", f"{year}-{month}")
     is_holiday = ctx.rng.random() < 0.6
     days = {str(r.get("locdate")): r for r in holidays.records if str(r.get("isHoliday")) == "Y"}
     if is_holiday:
-        locdate = ctx.choice(sorted(days))
+        locdate = ctx.spread("date", sorted(days))
     else:  # a weekday next to a holiday, the day people wonder about (12월 24일, the day after 추석)
         near = set()
         for d in days:
@@ -996,7 +1004,7 @@ async def holiday_pharmacy(ctx: Ctx) -> Outcome:
         )
         if not options:
             raise Discard("need.no_choice", "no weekday next to a holiday")
-        locdate = ctx.choice(options)
+        locdate = ctx.spread("date", options)
     date = dt.date(int(locdate[:4]), int(locdate[4:6]), int(locdate[6:8]))
     spoken = f"{date.month}월 {date.day}일"
     ctx.name(spoken, f"{date.month}/{date.day}")
