@@ -12,7 +12,15 @@ import pytest
 from datasets.engine import korean as K
 from datasets.engine.diversity import blank, diversity_report
 from datasets.engine.needs import NEEDS, Phrasebook
-from datasets.engine.needs.catalog import arrival_text, phrases, said_stop, same_stop, spoken_stop, weekday_hours
+from datasets.engine.needs.catalog import (
+    arrival_text,
+    local_address,
+    phrases,
+    said_stop,
+    same_stop,
+    spoken_stop,
+    weekday_hours,
+)
 from datasets.engine.needs.runtime import Ctx, Need, Result
 from datasets.engine.sample import compact, draw, markdown
 from datasets.engine.synthesis import Discard, StepRun
@@ -185,3 +193,9 @@ def test_a_judging_sample_shows_every_field_whose_value_the_answer_states():
     lines = compact(observation, {"b_stt"}, set(), "상태는 '계속사업자', 과세 유형은 부가가치세 일반과세자예요.")
     assert "tax_type" in lines[1] and "b_no" not in lines[1]
     assert "tax_type" not in compact(observation, {"b_stt"}, set())[1]
+
+
+def test_where_is_answered_with_the_address_after_the_district_named():
+    assert local_address("서울특별시 종로구 율곡로 10, 1층 (원서동)", "종로구") == "율곡로 10, 1층 (원서동)"
+    assert local_address("부산광역시 해운대구 해운대로 1", "종로구") == "부산광역시 해운대구 해운대로 1"
+    assert local_address(None, "종로구") == ""

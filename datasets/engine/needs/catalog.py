@@ -942,8 +942,29 @@ def order_phrase(shown: Sequence[tuple[Mapping, str, str]], rows: Sequence[tuple
     return "늦게까지 여는 순으로"
 
 
-def pharmacy_lines(rows: Sequence[tuple[Mapping, str, str]]) -> str:
-    return "; ".join(f"{r['dutyName']}({K.hhmm(s)}~{K.hhmm(e)}, {r.get('dutyTel1', '')})" for r, s, e in rows)
+def local_address(address: Any, gu: str) -> str:
+    """'서울특별시 종로구 율곡로 10, 1층 (원서동)' -> '율곡로 10, 1층 (원서동)': the part after the district the user named."""
+    text = str(address or "").strip()
+    _, found, tail = text.partition(f"{gu} ")
+    return tail.strip() if found and tail.strip() else text
+
+
+def pharmacy_lines(rows: Sequence[tuple[Mapping, str, str]], gu: str) -> str:
+    """Each pharmacy with where it is (the request asks where), its hours that day and its phone."""
+    return "; ".join(
+        f"{r['dutyName']}({local_address(r.get('dutyAddr'), gu)}, {K.hhmm(s)}~{K.hhmm(e)}, {r.get('dutyTel1', '')})"
+        for r, s, e in rows
+    )
+
+
+def answer_pharmacies(ctx: Ctx, found: Result, shown: Sequence[tuple[Mapping, str, str]], gu: str) -> None:
+    for r, _, _ in shown:
+        ctx.answer(found, "dutyName", r["dutyName"])
+        if r.get("dutyAddr"):
+            ctx.answer(found, "dutyAddr", r["dutyAddr"], shown=local_address(r["dutyAddr"], gu))
+    ctx.asked("약국", str(shown[0][0]["dutyName"]))
+    if shown[0][0].get("dutyAddr"):
+        ctx.asked("주소", local_address(shown[0][0]["dutyAddr"], gu))
 
 
 async def pharmacies_open_now(ctx: Ctx) -> Outcome:
@@ -972,11 +993,9 @@ async def pharmacies_open_now(ctx: Ctx) -> Outcome:
     ctx.name(spoken, f"{limit // 100}시", f"{limit // 100 - 12}시")
     ctx.condition(found, field=f"dutyTime{day}c", op=">", value=limit, source="user", kept=len(late), of=len(hours))
     shown, total = ctx.show(late, result=found, criterion="latest closing first")
-    for r, _, _ in shown:
-        ctx.answer(found, "dutyName", r["dutyName"])
-    ctx.asked("약국", str(shown[0][0]["dutyName"]))
+    answer_pharmacies(ctx, found, shown, gu)
     head = f"오늘({K.WEEKDAYS[day - 1]}요일) {gu} 약국 {len(hours)}곳 중 {spoken} 넘어서까지 여는 곳은 {total}곳이에요."
-    body = pharmacy_lines(shown)
+    body = pharmacy_lines(shown, gu)
     tail = f" {body}." if total <= len(shown) else f" {order_phrase(shown, late)} {len(shown)}곳만 보면 {body}."
     return Outcome({"gu": gu, "city": city, "hour": spoken}, head + tail, f"{total}곳")
 
@@ -1036,9 +1055,7 @@ async def holiday_pharmacy(ctx: Ctx) -> Outcome:
         raise Discard("need.no_values", "no pharmacy open that day")
     rows.sort(key=lambda t: (-int(t[2]), str(t[0]["dutyName"])))
     shown, total = ctx.show(rows, result=found, criterion="latest closing first")
-    for r, _, _ in shown:
-        ctx.answer(found, "dutyName", r["dutyName"])
-    ctx.asked("약국", str(shown[0][0]["dutyName"]))
+    answer_pharmacies(ctx, found, shown, gu)
     if locdate in days:
         ctx.answer(holidays, "dateName", days[locdate]["dateName"])
         head = (
@@ -1053,7 +1070,7 @@ async def holiday_pharmacy(ctx: Ctx) -> Outcome:
             f"{spoken}({K.WEEKDAYS[date.weekday()]}요일)은 공휴일이 아니에요(그달 공휴일은 {names}). "
             f"평소 {K.WEEKDAYS[date.weekday()]}요일처럼 {gu}에서 문을 여는 약국은 {total}곳이에요."
         )
-    body = pharmacy_lines(shown)
+    body = pharmacy_lines(shown, gu)
     tail = f" {body}." if total <= len(shown) else f" {order_phrase(shown, rows)} {len(shown)}곳만 보면 {body}."
     return Outcome({"date": spoken, "gu": gu, "city": city}, head + tail, f"{total}곳")
 
