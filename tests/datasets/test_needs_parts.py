@@ -199,3 +199,8 @@ def test_where_is_answered_with_the_address_after_the_district_named():
     assert local_address("서울특별시 종로구 율곡로 10, 1층 (원서동)", "종로구") == "율곡로 10, 1층 (원서동)"
     assert local_address("부산광역시 해운대구 해운대로 1", "종로구") == "부산광역시 해운대구 해운대로 1"
     assert local_address(None, "종로구") == ""
+
+
+def test_bus_messages_without_a_time_read_as_words():
+    assert arrival_text("출발대기") == "차고지에서 출발 대기 중" and arrival_text("운행종료") == "오늘 운행 종료"
+    assert K.josa(arrival_text("3분후[2번째 전]"), "이에요").endswith("전)이에요")

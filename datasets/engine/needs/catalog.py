@@ -364,9 +364,16 @@ async def weather_now_at_stop(ctx: Ctx) -> Outcome:
     rain_text = (
         f"지금 {K.josa(pty_label, '이')} 오고 있고 1시간 강수량은 {rain}mm예요"
         if raining
-        else "지금 비는 안 오고 있어요"
+        else ctx.choice(("지금 비는 안 오고 있어요", "비는 오지 않고 있어요"))
     )
-    answer = f"{name} 정류장 근처는 {base_time[:2]}시 관측 기준 기온 {temp}℃이고, {rain_text}."
+    hour = int(base_time[:2])
+    answer = ctx.choice(
+        (
+            f"{name} 정류장 근처는 {hour}시 관측 기준 기온 {temp}℃이고, {rain_text}.",
+            f"{hour}시에 관측한 값으로 {name} 정류장 쪽은 {temp}℃예요. {rain_text}.",
+            f"{rain_text}. {name} 정류장 근처 기온은 {temp}℃예요({hour}시 관측).",
+        )
+    )
     return Outcome({"stop": name}, answer, f"{temp}℃, 강수 {pty_label}")
 
 
@@ -468,9 +475,12 @@ async def site_hours(ctx: Ctx) -> Outcome:
     ctx.asked("쉬는 날", rest)
     ctx.asked("이용 시간", use)
     ctx.asked("주차", park)
-    answer = (
-        f"{K.josa(title, '은')} 쉬는 날이 '{rest}'이고, 이용 시간은 {K.josa(repr_q(use), '이에요')}. "
-        f"주차는 {K.josa(repr_q(park), '이라고')} 안내돼 있어요."
+    answer = ctx.choice(
+        (
+            f"{K.josa(title, '은')} 쉬는 날이 '{rest}'이고, 이용 시간은 {K.josa(repr_q(use), '이에요')}. "
+            f"주차는 {K.josa(repr_q(park), '이라고')} 안내돼 있어요.",
+            f"{title} 안내를 보면 이용 시간은 '{use}', 쉬는 날은 '{rest}'예요. 주차는 '{park}'라고 돼 있어요.",
+        )
     )
     return Outcome({"gu": gu, "site": title}, answer, f"휴무 {rest}")
 
@@ -517,10 +527,10 @@ async def places_in_district(ctx: Ctx) -> Outcome:
     shown, total = ctx.show(rows, result=places, criterion="title (가나다순, arrange=A: every place, image or not)")
     for r in shown:
         ctx.answer(places, "title", r["title"])
-        ctx.answer(places, "addr1", r["addr1"])
+        ctx.answer(places, "addr1", r["addr1"], shown=local_address(r["addr1"], gu))
     ctx.asked(kind, str(shown[0]["title"]).strip())
-    ctx.asked("주소", str(shown[0]["addr1"]).strip())
-    listing = ", ".join(f"{str(r['title']).strip()}({str(r['addr1']).strip()})" for r in shown)
+    ctx.asked("주소", local_address(shown[0]["addr1"], gu))
+    listing = ", ".join(f"{str(r['title']).strip()}({local_address(r['addr1'], gu)})" for r in shown)
     if total <= len(shown):
         answer = f"{city} {gu}에 등록된 {K.josa(kind, '은')} {total}곳이에요. {listing}."
     else:
@@ -564,7 +574,12 @@ async def apt_trades_in_dong(ctx: Ctx) -> Outcome:
         ctx.answer(trades, "dealAmount", r["dealAmount"], shown=K.manwon(r["dealAmount"]))
     ctx.asked("최고가", K.manwon(rows[0]["dealAmount"]))
     lines = "; ".join(trade_line(r) for r in shown)
-    head = f"{month}월 {gu} {dong} 아파트 매매는 {total}건이에요."
+    head = ctx.choice(
+        (
+            f"{month}월 {gu} {dong} 아파트 매매는 {total}건이에요.",
+            f"{gu} {dong}에서 {month}월에 신고된 아파트 매매는 모두 {total}건이에요.",
+        )
+    )
     tail = f" 비싼 순으로 {lines}." if total <= len(shown) else f" 비싼 순으로 상위 {len(shown)}건은 {lines}."
     return Outcome(
         {"gu": gu, "dong": dong, "month": month, "city": city},
@@ -762,7 +777,7 @@ def arrival_text(message: Any) -> str:
     text = str(message).strip()
     match = re.fullmatch(r"(?:(\d+)분)?(?:(\d+)초)?후\[(\d+)번째 전\]", text)
     if not match or not (match.group(1) or match.group(2)):
-        return text
+        return {"출발대기": "차고지에서 출발 대기 중", "운행종료": "오늘 운행 종료"}.get(text, text)
     minutes, seconds, stops = match.groups()
     when = " ".join(p for p in (minutes and f"{minutes}분", seconds and f"{seconds}초") if p)
     return f"{when} 후({stops}정류장 전)"
@@ -799,19 +814,21 @@ async def next_bus(ctx: Ctx) -> Outcome:
 
     def board(shown, total) -> str:
         lines = ", ".join(f"{r['rtNm']}번 {arrival_text(r['arrmsg1'])}" for r in shown)
+        if total == 1:
+            return f"{shown[0]['rtNm']}번 한 노선이고 {arrival_text(shown[0]['arrmsg1'])}"
         if total <= len(shown):
             return f"{total}개 노선이 빨리 오는 순으로 {lines}"
         return f"{total}개 노선 중 가장 빨리 오는 {len(shown)}개는 {lines}"
 
     if len(boards) == 1:
         heading, shown, total = boards[0]
-        frames = (
-            "{name} 정류장에 서는 버스는 {board}예요.",
-            "지금 {name} 정류장 기준으로 {board}예요.",
-        )
-        answer = ctx.choice(frames).format(name=name, board=board(shown, total))
+        said = K.josa(board(shown, total), "이에요")
+        answer = ctx.choice((f"{name} 정류장에 서는 버스는 {said}.", f"지금 {name} 정류장 기준으로 {said}."))
     else:
-        sides = " ".join(f"다음 정류장이 {h}인 쪽은 {board(shown, total)}예요." for h, shown, total in boards)
+        sides = " ".join(
+            f"다음 정류장이 {K.josa(h, '인')} 쪽은 {K.josa(board(shown, total), '이에요')}."
+            for h, shown, total in boards
+        )
         answer = f"{name} 정류장은 같은 이름으로 방향이 다른 {len(boards)}곳이 있어서 각각 알려드릴게요. {sides}"
     short = ", ".join(f"{r['rtNm']}번 {arrival_text(r['arrmsg1'])}" for r in boards[0][1])
     return Outcome({"stop": name}, answer, short[:120])
