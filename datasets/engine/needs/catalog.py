@@ -10,6 +10,7 @@ The requests live in korean.yaml beside this module.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -846,15 +847,26 @@ async def subway_arrival(ctx: Ctx) -> Outcome:
         raise Discard("need.incomplete", f"{len(arrivals.records)} of {arrivals.total} arrivals read")
     # The next train of each direction (the API lists a direction's trains soonest first), with the count of all.
     first_of: dict[tuple[str, str], dict] = {}
-    for r in rows:
+    for r in sorted(rows, key=lambda r: number(r.get("barvlDt")) if number(r.get("barvlDt")) is not None else 1e9):
         first_of.setdefault((str(r.get("updnLine", "")), str(r["trainLineNm"])), r)
     firsts = list(first_of.values())
-    shown, directions = ctx.show(firsts, result=arrivals, criterion="the first train of each direction")
+    shown, directions = ctx.show(firsts, result=arrivals, criterion="the first train of each direction (barvlDt)")
+
+    def when(r: Mapping) -> str:
+        """The message with the minutes it leaves to wait (barvlDt, seconds), since the request asks how long."""
+        seconds = number(r.get("barvlDt"))
+        if seconds is None:
+            return str(r["arvlMsg2"])
+        minutes = "곧 도착" if seconds < 60 else f"약 {math.ceil(seconds / 60)}분 뒤"
+        return f"{r['arvlMsg2']}, {minutes}"
+
     for r in shown:
         ctx.answer(arrivals, "trainLineNm", r["trainLineNm"])
         ctx.answer(arrivals, "arvlMsg2", r["arvlMsg2"])
+        if number(r.get("barvlDt")) is not None and number(r["barvlDt"]) >= 60:
+            ctx.answer(arrivals, "barvlDt", r["barvlDt"], shown=f"약 {math.ceil(number(r['barvlDt']) / 60)}분")
     ctx.asked("열차", str(shown[0]["trainLineNm"]))
-    lines = "; ".join(f"{r.get('updnLine', '')} {r['trainLineNm']}: {r['arvlMsg2']}".strip() for r in shown)
+    lines = "; ".join(f"{r.get('updnLine', '')} {r['trainLineNm']}({when(r)})".strip() for r in shown)
     total = len(rows)
     if directions <= len(shown):
         answer = f"지금 {station}역에 들어오는 열차는 {total}편이에요. 방향마다 다음 열차는 {lines}."
