@@ -852,19 +852,21 @@ async def subway_arrival(ctx: Ctx) -> Outcome:
     firsts = list(first_of.values())
     shown, directions = ctx.show(firsts, result=arrivals, criterion="the first train of each direction (barvlDt)")
 
-    def when(r: Mapping) -> str:
-        """The message with the minutes it leaves to wait (barvlDt, seconds), since the request asks how long."""
+    def minutes(r: Mapping) -> str:
+        """The minutes left to wait (barvlDt, seconds) when the message does not say them ('[3]번째 전역 (석계)')."""
         seconds = number(r.get("barvlDt"))
-        if seconds is None:
-            return str(r["arvlMsg2"])
-        minutes = "곧 도착" if seconds < 60 else f"약 {math.ceil(seconds / 60)}분 뒤"
-        return f"{r['arvlMsg2']}, {minutes}"
+        if seconds is None or seconds < 60 or "분" in str(r["arvlMsg2"]):
+            return ""
+        return f"약 {math.ceil(seconds / 60)}분"
+
+    def when(r: Mapping) -> str:
+        return f"{r['arvlMsg2']}, {minutes(r)} 뒤" if minutes(r) else str(r["arvlMsg2"])
 
     for r in shown:
         ctx.answer(arrivals, "trainLineNm", r["trainLineNm"])
         ctx.answer(arrivals, "arvlMsg2", r["arvlMsg2"])
-        if number(r.get("barvlDt")) is not None and number(r["barvlDt"]) >= 60:
-            ctx.answer(arrivals, "barvlDt", r["barvlDt"], shown=f"약 {math.ceil(number(r['barvlDt']) / 60)}분")
+        if minutes(r):
+            ctx.answer(arrivals, "barvlDt", r["barvlDt"], shown=minutes(r))
     ctx.asked("열차", str(shown[0]["trainLineNm"]))
     lines = "; ".join(f"{r.get('updnLine', '')} {r['trainLineNm']}({when(r)})".strip() for r in shown)
     total = len(rows)
