@@ -480,7 +480,8 @@ async def site_hours(ctx: Ctx) -> Outcome:
         (
             f"{K.josa(title, '은')} 쉬는 날이 '{rest}'이고, 이용 시간은 {K.josa(repr_q(use), '이에요')}. "
             f"주차는 {K.josa(repr_q(park), '이라고')} 안내돼 있어요.",
-            f"{title} 안내를 보면 이용 시간은 '{use}', 쉬는 날은 '{rest}'예요. 주차는 '{park}'라고 돼 있어요.",
+            f"{title} 안내를 보면 이용 시간은 {repr_q(use)}, 쉬는 날은 {K.josa(repr_q(rest), '이에요')}. "
+            f"주차는 {K.josa(repr_q(park), '이라고')} 돼 있어요.",
         )
     )
     return Outcome({"gu": gu, "site": title}, answer, f"휴무 {rest}")
