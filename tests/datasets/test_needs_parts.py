@@ -3,6 +3,7 @@ weekday, the run's phrasebook (registers balanced, wordings spread) and the judg
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
 from collections import Counter
@@ -24,6 +25,7 @@ from datasets.engine.needs.catalog import (
 from datasets.engine.needs.runtime import Ctx, Need, Result
 from datasets.engine.sample import compact, draw, markdown
 from datasets.engine.synthesis import Discard, StepRun
+from graphs.engine.walk import ToolMeta
 
 
 def test_stop_labels_read_as_users_type_them_and_still_match_their_record():
@@ -204,3 +206,30 @@ def test_where_is_answered_with_the_address_after_the_district_named():
 def test_bus_messages_without_a_time_read_as_words():
     assert arrival_text("출발대기") == "차고지에서 출발 대기 중" and arrival_text("운행종료") == "오늘 운행 종료"
     assert K.josa(arrival_text("3분후[2번째 전]"), "이에요").endswith("전)이에요")
+
+
+def test_reference_lookups_are_asked_once_a_run_and_live_readings_every_time():
+    asked = []
+
+    class Answer:
+        def __init__(self, ok: bool):
+            self.ok = ok
+
+    async def execute(meta, args):
+        asked.append((meta, dict(args)))
+        return Answer(args.get("q") != "bad")
+
+    ctx = _ctx()
+    ctx.execute, ctx.memo = execute, {}
+    tool = ToolMeta(1, "list")
+
+    async def run():
+        first = await ctx._executed(tool, {"q": "종로구"}, reuse=True)
+        again = await ctx._executed(tool, {"q": "종로구"}, reuse=True)
+        assert again is first and len(asked) == 1  # a district's list: the run's earlier answer
+        await ctx._executed(tool, {"q": "종로구"}, reuse=False)
+        await ctx._executed(tool, {"q": "bad"}, reuse=True)
+        await ctx._executed(tool, {"q": "bad"}, reuse=True)  # a failed answer is not kept: asked again
+
+    asyncio.run(run())
+    assert len(asked) == 4

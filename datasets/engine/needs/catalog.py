@@ -131,7 +131,7 @@ def grade_of(value: float, table) -> str:
 async def district(ctx: Ctx, sido: str, gu: str) -> tuple[Result, dict]:
     """The 법정동 lookup of a district the user names: its own record (읍면동 000) among the results."""
     full = f"{sido} {gu}"
-    found = await ctx.call("get_stan_regin_cd_list", {"locatadd_nm": full})
+    found = await ctx.call("get_stan_regin_cd_list", {"locatadd_nm": full}, reuse=True)
     own = [r for r in found.records if str(r.get("locatadd_nm", "")).strip() == full]
     if not own:
         raise Discard("need.no_district", full)
@@ -232,7 +232,7 @@ async def stop_search(ctx: Ctx, *, unique: bool) -> tuple[Result, list[dict], st
     typed = spoken_stop(label_)
     words = typed.split()
     word = next((w for w in words if w.endswith("역")), words[0])  # the station a stop is named after, if any
-    found = await ctx.call("get_station_by_name", {"stSrch": word})
+    found = await ctx.call("get_station_by_name", {"stSrch": word}, reuse=True)
     matching = [r for r in found.records if same_stop(r.get("stNm", ""), typed)]
     if not matching:
         raise Discard("need.no_stop", f"{typed} not among the stops found by {word!r}")
@@ -271,7 +271,7 @@ async def air_near_bus_stop(ctx: Ctx) -> Outcome:
 
 async def air_in_dong(ctx: Ctx) -> Outcome:
     dong, gu = ctx.spread("dong", entries("dongs"))
-    found = await ctx.call("get_tm_stdr_crdnt", {"umdName": dong})
+    found = await ctx.call("get_tm_stdr_crdnt", {"umdName": dong}, reuse=True)
     own = [r for r in found.records if str(r.get("sggName", "")).strip() == gu]
     if not own:
         raise Discard("need.no_dong", f"{gu} {dong}")
@@ -386,6 +386,7 @@ async def tourist_site(ctx: Ctx, *, content_type: str = "12", seoul_only=True) -
         {**TOUR, "contentTypeId": content_type, "arrange": "A", "numOfRows": "100"},
         feed=[(REGION_SIDO_TOUR, region, own), (REGION_SGG_TOUR, region, own)],
         all_pages=True,  # the district's every place, so the one the user names is found wherever it sorts
+        reuse=True,
     )
     counts = Counter(str(r.get("title", "")).strip() for r in sites.records)
     names = sorted(n for n, c in counts.items() if n and c == 1)  # a name two places share tells neither
@@ -462,6 +463,7 @@ async def site_hours(ctx: Ctx) -> Outcome:
             (Bind.of("area_based_list2", "contentid", "detail_intro2", "contentId"), sites, site),
             (Bind.of("area_based_list2", "contenttypeid", "detail_intro2", "contentTypeId"), sites, site),
         ],
+        reuse=True,
     )
     record = intro.records[0]
     rest, use, park = (K.strip_html(record.get(f)) for f in ("restdate", "usetime", "parking"))
@@ -517,6 +519,7 @@ async def places_in_district(ctx: Ctx) -> Outcome:
         {**TOUR, "contentTypeId": code, "arrange": "A", "numOfRows": "100"},
         feed=[(REGION_SIDO_TOUR, region, own), (REGION_SGG_TOUR, region, own)],
         all_pages=True,
+        reuse=True,
     )
     # Every place, one record each as the API counts them, with its address: the request asks where they are, and
     # two places of one name are told apart by it.
@@ -559,7 +562,7 @@ async def apt_trades_in_dong(ctx: Ctx) -> Outcome:
     ym, month = last_month(now(ctx))
     region, own = await district(ctx, sido, gu)
     trades = await ctx.call(
-        "get_rtms_data_svc_apt_trade", {"DEAL_YMD": ym}, feed=[(REGION_TRADES, region, own)], all_pages=True
+        "get_rtms_data_svc_apt_trade", {"DEAL_YMD": ym}, feed=[(REGION_TRADES, region, own)], all_pages=True, reuse=True
     )
     dongs = sorted({str(r.get("umdNm", "")).strip() for r in trades.records} - {""})
     dong = ctx.spread("dong", dongs)
@@ -604,6 +607,7 @@ async def compare_districts(ctx: Ctx) -> Outcome:
             feed=[(REGION_TRADES, region, own)],
             all_pages=True,
             junction=CMP,
+            reuse=True,
         )
         priced = [r for r in trades.records if number(r.get("dealAmount"))]
         top = max(priced, key=lambda r: number(r["dealAmount"]))
@@ -639,7 +643,7 @@ async def jeonse_under_budget(ctx: Ctx) -> Outcome:
     ym, month = last_month(now(ctx))
     region, own = await district(ctx, sido, gu)
     rents = await ctx.call(
-        "get_rtms_data_svc_apt_rent", {"DEAL_YMD": ym}, feed=[(REGION_RENT, region, own)], all_pages=True
+        "get_rtms_data_svc_apt_rent", {"DEAL_YMD": ym}, feed=[(REGION_RENT, region, own)], all_pages=True, reuse=True
     )
     jeonse = [r for r in rents.records if number(r.get("monthlyRent")) == 0 and number(r.get("deposit"))]
     if len(jeonse) < 3:
@@ -670,7 +674,9 @@ async def apt_building(ctx: Ctx) -> Outcome:
     sido, gu, city = pick_district(ctx, seoul_only=True)
     ym, _ = last_month(now(ctx))
     region, own = await district(ctx, sido, gu)
-    trades = await ctx.call("get_rtms_data_svc_apt_trade_dev", {"DEAL_YMD": ym}, feed=[(REGION_DEV, region, own)])
+    trades = await ctx.call(
+        "get_rtms_data_svc_apt_trade_dev", {"DEAL_YMD": ym}, feed=[(REGION_DEV, region, own)], reuse=True
+    )
     names = sorted({(str(r.get("aptNm", "")).strip(), str(r.get("umdNm", "")).strip()) for r in trades.records})
     apt, dong = ctx.spread("apt", [n for n in names if n[0] and n[1]])
     mine = [
@@ -690,6 +696,7 @@ async def apt_building(ctx: Ctx) -> Outcome:
             (Bind.of("get_rtms_data_svc_apt_trade_dev", "bonbun", "get_br_title_info", "bun"), trades, latest),
             (Bind.of("get_rtms_data_svc_apt_trade_dev", "bubun", "get_br_title_info", "ji"), trades, latest),
         ],
+        reuse=True,
     )
     floors = [number(r.get("grndFlrCnt")) for r in building.records if number(r.get("grndFlrCnt"))]
     days = sorted({str(r.get("useAprDay", "")).strip() for r in building.records} - {""})
@@ -714,7 +721,7 @@ async def apt_building(ctx: Ctx) -> Outcome:
 
 async def dong_population(ctx: Ctx) -> Outcome:
     sido, gu, city = pick_district(ctx)
-    found = await ctx.call("get_stan_regin_cd_list", {"locatadd_nm": f"{sido} {gu}"})
+    found = await ctx.call("get_stan_regin_cd_list", {"locatadd_nm": f"{sido} {gu}"}, reuse=True)
     dongs = [
         r
         for r in found.records
@@ -734,6 +741,7 @@ async def dong_population(ctx: Ctx) -> Outcome:
             ("srchFrYm", ym, "clock: the last complete month", None),
             ("srchToYm", ym, "clock: the last complete month", None),
         ],
+        reuse=True,
     )
     row = max(people.records, key=lambda r: str(r.get("statsYm", "")))
     total, households = row.get("totNmprCnt"), row.get("hhCnt")
@@ -911,7 +919,7 @@ async def hospital_hours(ctx: Ctx) -> Outcome:
     known = await ctx.scout("get_hosp_basis_list", {"emdongNm": dong, "numOfRows": "30"})
     names = sorted({str(r.get("yadmNm", "")).strip() for r in known if gu in str(r.get("addr", ""))} - {""})
     name = ctx.spread("hospital", names)
-    found = await ctx.call("get_hosp_basis_list", {"yadmNm": name, "emdongNm": dong})
+    found = await ctx.call("get_hosp_basis_list", {"yadmNm": name, "emdongNm": dong}, reuse=True)
     mine = [r for r in found.records if str(r.get("yadmNm", "")).strip() == name and gu in str(r.get("addr", ""))]
     if len(mine) != 1:
         raise Discard("need.ambiguous", f"{len(mine)} facilities named {name} in {gu} {dong}")
@@ -923,6 +931,7 @@ async def hospital_hours(ctx: Ctx) -> Outcome:
         "get_dtl_info2_7",
         {},
         feed=[(Bind.of("get_hosp_basis_list", "ykiho", "get_dtl_info2_7", "ykiho"), found, record)],
+        reuse=True,
     )
     info = detail.records[0]
     # 평일 is Monday to Friday: every weekday's hours are read, and the answer says where they differ.
@@ -1010,6 +1019,7 @@ async def pharmacies_open_now(ctx: Ctx) -> Outcome:
         {"Q0": sido, "Q1": gu},
         derived=[("QT", str(day), "clock: today's weekday (1 월 … 7 일)", None)],
         all_pages=True,
+        reuse=True,
     )
     hours = []
     for r in found.records:
@@ -1038,7 +1048,7 @@ async def holiday_pharmacy(ctx: Ctx) -> Outcome:
     # A month with public holidays in the coming year (the one people plan around), spread over the run's items.
     month = ctx.spread("month", [12, 1, 2, 3, 5, 6, 8, 9, 10])
     year = moment.year if month >= moment.month else moment.year + 1
-    holidays = await ctx.call("get_rest_de_info", {"solYear": str(year), "solMonth": f"{month:02d}"})
+    holidays = await ctx.call("get_rest_de_info", {"solYear": str(year), "solMonth": f"{month:02d}"}, reuse=True)
     if not any(str(r.get("isHoliday")) == "Y" for r in holidays.records):
         raise Discard("need.no_holiday", f"{year}-{month}")
     is_holiday = ctx.rng.random() < 0.6
@@ -1076,6 +1086,7 @@ async def holiday_pharmacy(ctx: Ctx) -> Outcome:
             )
         ],
         all_pages=True,
+        reuse=True,
     )
     day = int(qt)
     rows = []
@@ -1110,7 +1121,7 @@ async def holiday_pharmacy(ctx: Ctx) -> Outcome:
 async def weekday_holidays(ctx: Ctx) -> Outcome:
     year = now(ctx).year + ctx.choice([0, 1])
     ctx.name(f"{year}", f"{year}년")
-    found = await ctx.call("get_rest_de_info", {"solYear": str(year), "numOfRows": "50"})
+    found = await ctx.call("get_rest_de_info", {"solYear": str(year), "numOfRows": "50"}, reuse=True)
     rows = []
     for r in found.records:
         text = str(r.get("locdate", ""))
@@ -1137,7 +1148,7 @@ async def weekday_holidays(ctx: Ctx) -> Outcome:
 async def drug_info(ctx: Ctx) -> Outcome:
     drug = ctx.choice(entries("drugs"))
     ctx.name(drug)
-    found = await ctx.call("get_drb_easy_drug_list", {"itemName": drug})
+    found = await ctx.call("get_drb_easy_drug_list", {"itemName": drug}, reuse=True)
     shown, total = ctx.show(found.records, result=found, criterion="every product of that name")
     parts = []
     for r in shown:
@@ -1160,6 +1171,7 @@ async def subscription_types(ctx: Ctx) -> Outcome:
     found = await ctx.call(
         "get_apt_lttot_pblanc_detail",
         {"cond[HOUSE_NM::LIKE]": house, "cond[SUBSCRPT_AREA_CODE_NM::EQ]": region, "perPage": "10"},
+        reuse=True,
     )
     same = [r for r in found.records if re.sub(r"\s*\([^)]*\)", "", str(r.get("HOUSE_NM", ""))).strip() == house]
     if len(same) != 1:
@@ -1188,6 +1200,7 @@ async def subscription_types(ctx: Ctx) -> Outcome:
                 record,
             ),
         ],
+        reuse=True,
     )
     rows = [r for r in models.records if r.get("HOUSE_TY") and number(r.get("LTTOT_TOP_AMOUNT"))]
     if not rows:
