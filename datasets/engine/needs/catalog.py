@@ -877,7 +877,7 @@ async def subway_arrival(ctx: Ctx) -> Outcome:
         if minutes(r):
             ctx.answer(arrivals, "barvlDt", r["barvlDt"], shown=minutes(r))
     ctx.asked("열차", str(shown[0]["trainLineNm"]))
-    lines = "; ".join(f"{r.get('updnLine', '')} {r['trainLineNm']}({when(r)})".strip() for r in shown)
+    lines = "; ".join(f"{r.get('updnLine', '')} {r['trainLineNm']}: {when(r)}".strip() for r in shown)
     total = len(rows)
     if directions <= len(shown):
         answer = f"지금 {station}역에 들어오는 열차는 {total}편이에요. 방향마다 다음 열차는 {lines}."
