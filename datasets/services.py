@@ -620,13 +620,19 @@ def _finish(run, graph, counters, discarded, failed, samples, started, reporter)
     return counts
 
 
-async def _realise_batch(run: SynthesisRun, batch, verified: Verified, rows, params, clock: str):
+async def _realise_batch(run: SynthesisRun, batch, verified: Verified, rows, params, clock: str, usage=None, memo=None):
     gate = asyncio.Semaphore(params["concurrency"])
 
     async def one(attempt: int, need):
         async with gate:
             return await realise(
-                need, verified, _executor(run, attempt, rows, params), seed=f"{params['seed']}:{attempt}", clock=clock
+                need,
+                verified,
+                _executor(run, attempt, rows, params),
+                seed=f"{params['seed']}:{attempt}",
+                clock=clock,
+                usage=usage,
+                memo=memo,
             )
 
     return list(await asyncio.gather(*(one(attempt, need) for attempt, need in batch)))
@@ -693,7 +699,7 @@ def _run_needs(run, params, planner, rows, tools, reporter, counters, discarded,
             discarded["need.catalog_exhausted"] += 1
             break
         counters["planned"] += len(batch)
-        realised = async_to_sync(_realise_batch)(run, batch, verified, rows, params, clock)
+        realised = async_to_sync(_realise_batch)(run, batch, verified, rows, params, clock, planner.usage, planner.memo)
         for (attempt, need), done in zip(batch, realised, strict=True):
             planner.done(need.id)
             execution, plan = done.execution, done.plan

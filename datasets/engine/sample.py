@@ -66,8 +66,18 @@ def _short(value: Any) -> str:
     return text if len(text) <= MAX_VALUE else text[: MAX_VALUE - 1] + "…"
 
 
-def compact(observation: Mapping[str, Any], fields: set[str], wanted: set[str]) -> list[str]:
-    """Lines for one observation: its status and total, then the records that matter with the fields used."""
+def stated(value: Any, answer: str) -> bool:
+    """A record's value the answer writes out as it is (a name, a label, an amount), not a digit or a code that
+    turns up anywhere."""
+    text = str(value if value is not None else "").strip()
+    if len(text) < 2 or (text.isdigit() and len(text) < 3) or len(text) > MAX_VALUE:
+        return False
+    return text in answer
+
+
+def compact(observation: Mapping[str, Any], fields: set[str], wanted: set[str], answer: str = "") -> list[str]:
+    """Lines for one observation: its status and total, then the records that matter with the fields used and every
+    field whose value the answer states (so that no value in the answer comes from a field the reader cannot see)."""
     if not observation.get("ok", True):
         return [f"error: {observation.get('error_class') or ''} {observation.get('result_msg') or ''}".strip()]
     records = [r for r in observation.get("records") or () if isinstance(r, Mapping)]
@@ -82,6 +92,8 @@ def compact(observation: Mapping[str, Any], fields: set[str], wanted: set[str]) 
         return any(str(record.get(k, "")).strip() in wanted for k in keys if str(record.get(k, "")).strip())
 
     ordered = [r for r in records if matters(r)] + [r for r in records if not matters(r)]
+    if answer:
+        keys += sorted({k for r in ordered[:MAX_RECORDS] for k, v in r.items() if k not in keys and stated(v, answer)})
     lines = [head]
     for record in ordered[:MAX_RECORDS]:
         shown = {k: record[k] for k in keys if record.get(k) not in (None, "")}
@@ -113,7 +125,9 @@ def markdown(items: Sequence[Mapping[str, Any]], *, title: str, internals: bool 
         for call in calls:
             arguments = json.dumps(call.get("arguments") or {}, ensure_ascii=False)
             out.append(f"{call['seq']}. `{call['tool_name']}` {arguments}")
-            for line in compact(call.get("observation") or {}, used.get(call.get("step"), set()), wanted):
+            for line in compact(
+                call.get("observation") or {}, used.get(call.get("step"), set()), wanted, str(item["answer"])
+            ):
                 out.append(f"   {line}")
         out += ["", f"**Answer:** {item['answer']}", ""]
     return "\n".join(out) + "\n"

@@ -3,15 +3,29 @@ weekday, the run's phrasebook (registers balanced, wordings spread) and the judg
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
 from collections import Counter
 
+import pytest
+
 from datasets.engine import korean as K
 from datasets.engine.diversity import blank, diversity_report
 from datasets.engine.needs import NEEDS, Phrasebook
-from datasets.engine.needs.catalog import phrases, same_stop, spoken_stop, weekday_hours
+from datasets.engine.needs.catalog import (
+    arrival_text,
+    local_address,
+    phrases,
+    said_stop,
+    same_stop,
+    spoken_stop,
+    weekday_hours,
+)
+from datasets.engine.needs.runtime import Ctx, Need, Result
 from datasets.engine.sample import compact, draw, markdown
+from datasets.engine.synthesis import Discard, StepRun
+from graphs.engine.walk import ToolMeta
 
 
 def test_stop_labels_read_as_users_type_them_and_still_match_their_record():
@@ -38,14 +52,14 @@ def test_the_phrasebook_balances_registers_and_spreads_wordings_over_a_run():
     rng = random.Random(3)
     slots = {"stop": "혜화역 1번 출구", "gu": "종로구", "dong": "혜화동", "site": "낙산공원"}
     chosen = []
-    for n in range(300):
+    for n in range(14 * len(NEEDS)):  # every need as often: the registers balance per need, then over the run
         need = NEEDS[n % len(NEEDS)]
         wanted = {s for v in phrases()["requests"][need.id]["haeyo"] for s in K.slots(v)}
         chosen.append((need.id, *book.choose(need.id, wanted | set(slots), rng)))
     registers = Counter(r for _, r, _ in chosen)
     assert set(registers) == {"haeyo", "banmal", "hamnida"} and max(registers.values()) - min(registers.values()) <= 1
     per_template = Counter((need, template) for need, _, template in chosen)
-    # 300 requests over 22 needs: about 14 each, spread over every variant before any repeats.
+    # 14 requests per need, spread over every variant before any repeats.
     assert max(per_template.values()) <= 2, per_template.most_common(3)
 
 
@@ -101,3 +115,121 @@ def test_a_judging_sample_shows_the_records_that_matter_and_hides_internals_when
     )
     assert "air_in_dong" not in markdown([item], title="t", internals=False)
     assert draw(range(100), 5, 90210) == draw(list(range(100))[::-1], 5, 90210) and len(set(draw(range(9), 20, 1))) == 9
+
+
+def _ctx(need_id: str = "t") -> Ctx:
+    need = Need(need_id, "test", "SEQ", (), None)  # type: ignore[arg-type]
+    return Ctx(need, None, None, random.Random(1), "")  # type: ignore[arg-type]
+
+
+def test_a_named_pick_is_unambiguous_or_the_item_is_discarded():
+    ctx = _ctx()
+    records = [
+        {"yadmNm": "연희요양병원", "addr": "서울특별시 서대문구"},
+        {"yadmNm": "연희요양병원", "addr": "인천광역시 서구"},
+    ]
+    ctx.runs.append(StepRun(0, executed=True))
+    found = Result(0, [], records)
+    with pytest.raises(Discard) as caught:  # two of one name and nothing said tells them apart: never the first
+        ctx.pick(found, records[0], criterion="named", field="yadmNm")
+    assert caught.value.reason == "need.ambiguous"
+    # Narrowed by what the request states (the district the user names), one is left, and it is picked.
+    ctx.pick(
+        found, records[0], criterion="named", field="yadmNm", among=[r for r in records if "서대문구" in r["addr"]]
+    )
+    assert ctx.runs[0].picks[0]["criterion"] == "named"
+    ctx.pick(found, records[1], criterion="max", field="yadmNm")  # a ranking is not a name: no such rule
+
+
+def test_entry_values_spread_over_a_needs_items_in_a_run():
+    usage: Counter = Counter()
+    districts = [f"{n}구" for n in "가나다라마"]
+    chosen = []
+    for seed in range(15):
+        ctx = _ctx("rain_at_site")
+        ctx.usage, ctx.rng = usage, random.Random(seed)
+        chosen.append(ctx.spread("district", districts))
+    assert set(Counter(chosen).values()) == {3}  # 15 items over 5 districts: 3 each, none gathers them
+    other = _ctx("air_at_site")
+    other.usage = usage
+    assert other.spread("district", districts) in districts and usage["air_at_site:district:가구"] <= 1
+
+
+def test_stops_are_named_as_people_say_them_and_buses_read_as_minutes_and_stops():
+    assert said_stop("혜화역.마로니에공원") and said_stop("잠실새내역앞")
+    assert not said_stop("강남역.강남역사거리")  # the station named twice
+    assert not said_stop("지하철2호선강남역") and not said_stop("신분당선강남역")  # a line's name, not what people say
+    assert not said_stop("지적공사.여의도자이")
+    assert arrival_text("3분후[2번째 전]") == "3분 후(2정류장 전)"
+    assert arrival_text("2분30초후[1번째 전]") == "2분 30초 후(1정류장 전)"
+    assert arrival_text("곧 도착") == "곧 도착"
+
+
+def test_requests_ask_what_their_answers_can_say_in_words_users_write():
+    requests = phrases()["requests"]
+    # The weather now is read from the current observation: its requests ask about now, not later.
+    for variant in (v for vs in requests["weather_now_at_stop"].values() for v in vs):
+        assert not re.search(r"우산|소식|이따|나중|내일|오후|저녁|챙겨", variant), variant
+    # No API labels: users ask when a bus comes and where the air is worst, not for 'arrival information' or stations.
+    for need, registers in requests.items():
+        for variant in (v for vs in registers.values() for v in vs):
+            assert not re.search(r"도착 (?:예정 )?정보|측정소|실시간", variant), (need, variant)
+    # 합니다체 as a person writes politely, not a form.
+    stiff = r"주십시오|바랍니다|하고자|예정입니다|소재|\s및\s|여부|체결|해당|파악"
+    for need, registers in requests.items():
+        for variant in registers.get("hamnida") or ():
+            assert not re.search(stiff, variant), (need, variant)
+
+
+def test_no_need_bridges_a_drug_to_its_makers_tax_status():
+    assert not [
+        n.id for n in NEEDS if any(b.source == "get_drb_easy_drug_list" and b.target == "status" for b in n.binds)
+    ]
+
+
+def test_a_judging_sample_shows_every_field_whose_value_the_answer_states():
+    observation = {
+        "ok": True,
+        "records": [{"b_no": "1234567890", "b_stt": "계속사업자", "tax_type": "부가가치세 일반과세자"}],
+    }
+    lines = compact(observation, {"b_stt"}, set(), "상태는 '계속사업자', 과세 유형은 부가가치세 일반과세자예요.")
+    assert "tax_type" in lines[1] and "b_no" not in lines[1]
+    assert "tax_type" not in compact(observation, {"b_stt"}, set())[1]
+
+
+def test_where_is_answered_with_the_address_after_the_district_named():
+    assert local_address("서울특별시 종로구 율곡로 10, 1층 (원서동)", "종로구") == "율곡로 10, 1층 (원서동)"
+    assert local_address("부산광역시 해운대구 해운대로 1", "종로구") == "부산광역시 해운대구 해운대로 1"
+    assert local_address(None, "종로구") == ""
+
+
+def test_bus_messages_without_a_time_read_as_words():
+    assert arrival_text("출발대기") == "차고지에서 출발 대기 중" and arrival_text("운행종료") == "오늘 운행 종료"
+    assert K.josa(arrival_text("3분후[2번째 전]"), "이에요").endswith("전)이에요")
+
+
+def test_reference_lookups_are_asked_once_a_run_and_live_readings_every_time():
+    asked = []
+
+    class Answer:
+        def __init__(self, ok: bool):
+            self.ok = ok
+
+    async def execute(meta, args):
+        asked.append((meta, dict(args)))
+        return Answer(args.get("q") != "bad")
+
+    ctx = _ctx()
+    ctx.execute, ctx.memo = execute, {}
+    tool = ToolMeta(1, "list")
+
+    async def run():
+        first = await ctx._executed(tool, {"q": "종로구"}, reuse=True)
+        again = await ctx._executed(tool, {"q": "종로구"}, reuse=True)
+        assert again is first and len(asked) == 1  # a district's list: the run's earlier answer
+        await ctx._executed(tool, {"q": "종로구"}, reuse=False)
+        await ctx._executed(tool, {"q": "bad"}, reuse=True)
+        await ctx._executed(tool, {"q": "bad"}, reuse=True)  # a failed answer is not kept: asked again
+
+    asyncio.run(run())
+    assert len(asked) == 4

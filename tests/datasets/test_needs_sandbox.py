@@ -91,6 +91,21 @@ def test_a_default_run_writes_requests_users_would_type_and_answers_that_answer(
                 listing["total"] > 10 and re.search(rf"(?<!\d){listing['total']}(?!\d)", t.answer.replace(",", ""))
             )
         assert not re.search(r"\((?:으|이|을|를|은|는|과|와|가)\)|\{|\}", t.request + t.answer)
+        # A step whose list the answer counts read every page: the count is the API's, not a first page's.
+        for listing in facts["lists"]:
+            step_calls = [c for c in calls if c.step.index == listing["step"]]
+            total_count = step_calls[0].observation.get("total_count")
+            if total_count is not None:
+                assert sum(c.observation["record_count"] for c in step_calls) >= total_count, (t.request, listing)
+        # A name two stops share (the two sides of a road) is answered for each stop, with its direction.
+        if calls[0].tool_name == "get_station_by_name":
+            typed = facts["named"][0][0]
+            same = [
+                r for r in calls[0].observation["records"] if re.sub(r"[\s.]", "", r["stNm"]) == typed.replace(" ", "")
+            ]
+            if len(same) > 1:
+                assert facts["need"] == "next_bus" and len(calls) == 1 + len(same[:3]), (t.request, len(same))
+                assert t.answer.count("다음 정류장이 ") == len(same[:3]), t.answer
 
         # Named lookups go through the API's own name filter, with the name as the request writes it; stops are
         # searched with a word the user typed and matched by name.
@@ -107,6 +122,11 @@ def test_a_default_run_writes_requests_users_would_type_and_answers_that_answer(
             assert first.arguments["stSrch"] in typed.split() and f"{typed} " in t.request, (t.request, typed)
             assert facts["picks"][0]["criterion"] == "named"
 
+    # Spread: no place gathers a need's items, and no answer is another's word for word more than once.
+    for need in {t.facts["need"] for t in kept}:
+        firsts = Counter(t.facts["named"][0][0] for t in kept if t.facts["need"] == need and t.facts["named"])
+        assert not firsts or max(firsts.values()) <= 3, (need, firsts.most_common(3))
+    assert max(Counter(t.answer for t in kept).values()) <= 2, Counter(t.answer for t in kept).most_common(2)
     needs = {t.facts["need"] for t in kept}
     assert needs >= DOCUMENTED, DOCUMENTED - needs
     # Diversity: every domain is there, no template dominates, three registers.

@@ -46,6 +46,8 @@ class NeedPlanner:
         self.tried: Counter[str] = Counter()
         self.repeats: Counter[str] = Counter()
         self.inflight: Counter[str] = Counter()
+        self.usage: Counter[str] = Counter()  # entry values the run's needs chose (Ctx.spread), to spread them
+        self.memo: dict = {}  # the run's answers to reference lookups (Ctx.call reuse=True, scouts)
         # Items per chain template: an even share with room for needs that fail more often than others.
         self.cap = cap or max(2, math.ceil(1.6 * count / max(1, len(self.needs))))
 

@@ -10,7 +10,9 @@ The requests live in korean.yaml beside this module.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -129,7 +131,7 @@ def grade_of(value: float, table) -> str:
 async def district(ctx: Ctx, sido: str, gu: str) -> tuple[Result, dict]:
     """The 법정동 lookup of a district the user names: its own record (읍면동 000) among the results."""
     full = f"{sido} {gu}"
-    found = await ctx.call("get_stan_regin_cd_list", {"locatadd_nm": full})
+    found = await ctx.call("get_stan_regin_cd_list", {"locatadd_nm": full}, reuse=True)
     own = [r for r in found.records if str(r.get("locatadd_nm", "")).strip() == full]
     if not own:
         raise Discard("need.no_district", full)
@@ -139,7 +141,7 @@ async def district(ctx: Ctx, sido: str, gu: str) -> tuple[Result, dict]:
 
 def pick_district(ctx: Ctx, *, seoul_only: bool = False) -> tuple[str, str, str]:
     options = [d for d in entries("districts") if not seoul_only or d[0] == "서울특별시"]
-    return tuple(ctx.choice(options))  # type: ignore[return-value]
+    return tuple(ctx.spread("district", options))  # type: ignore[return-value]
 
 
 async def realtime_air(ctx: Ctx, nearby: Result) -> tuple[Result, dict, dict]:
@@ -173,11 +175,21 @@ def air_sentence(ctx: Ctx, air: Result, nearest: Mapping, latest: Mapping) -> tu
     ctx.asked("미세먼지", f"{fmt(pm10)}㎍/㎥", latest["pm10Value"])
     ctx.asked("초미세먼지", f"{fmt(pm25)}㎍/㎥", latest["pm25Value"])
     hour = str(latest.get("dataTime", ""))[-5:]
-    text = (
-        f"가장 가까운 {nearest['stationName']} 측정소({fmt(number(nearest['tm']))}km) 기준으로 "
-        f"{hour} 현재 미세먼지(PM10) {fmt(pm10)}㎍/㎥로 '{g10}', 초미세먼지(PM2.5) {fmt(pm25)}㎍/㎥로 '{g25}' 수준이에요."
+    station, km = nearest["stationName"], fmt(number(nearest["tm"]))
+    text = ctx.choice(
+        (
+            f"가장 가까운 {station} 측정소({km}km) 기준으로 {hour} 현재 미세먼지(PM10) {fmt(pm10)}㎍/㎥로 '{g10}', "
+            f"초미세먼지(PM2.5) {fmt(pm25)}㎍/㎥로 '{g25}' 수준이에요.",
+            f"{hour}에 {km}km 떨어진 {station} 측정소에서 잰 값으로 미세먼지(PM10)는 {fmt(pm10)}㎍/㎥('{g10}'), "
+            f"초미세먼지(PM2.5)는 {fmt(pm25)}㎍/㎥('{g25}')예요.",
+            f"제일 가까운 측정소가 {km}km 거리의 {station}인데, {hour} 기준 미세먼지(PM10) {fmt(pm10)}㎍/㎥, "
+            f"초미세먼지(PM2.5) {fmt(pm25)}㎍/㎥로 각각 '{g10}', '{g25}'이에요.",
+        )
     )
-    advice = " 마스크를 챙기시는 게 좋겠어요." if "나쁨" in (g10 + g25) else ""
+    if "나쁨" in (g10 + g25):
+        advice = " " + ctx.choice(("마스크를 챙기시는 게 좋겠어요.", "밖에 오래 계실 거면 마스크를 쓰시는 게 좋아요."))
+    else:
+        advice = ""
     return text + advice, f"PM10 {fmt(pm10)}, PM2.5 {fmt(pm25)}"
 
 
@@ -195,30 +207,45 @@ def same_stop(label: Any, typed: str) -> bool:
     return re.sub(r"[\s.]", "", str(label)) == re.sub(r"[\s.]", "", typed)
 
 
-async def bus_stop(ctx: Ctx) -> tuple[Result, dict, str]:
+def said_stop(label: str) -> bool:
+    """A label people say as it is: short, not two landmarks run together ('지적공사.여의도자이') unless the first is the
+    station the stop is named after ('혜화역.마로니에공원'), not the station named twice ('강남역.강남역사거리'), and
+    not a line's name before the station ('지하철2호선강남역': people say '강남역')."""
+    if len(spoken_stop(label)) > 14 or re.match(r"(지하철|신분당선|\d+호선)", label):
+        return False
+    if "." not in label:
+        return True
+    head, _, tail = label.partition(".")
+    return bool(re.fullmatch(r"[^.]+역\.[^.]+", label)) and not tail.startswith(head.removesuffix("역"))
+
+
+async def stop_search(ctx: Ctx, *, unique: bool) -> tuple[Result, list[dict], str, str]:
     """A stop the user names as people write it; the agent searches with a word of the name (the station it is named
-    after, else the first) and takes the record whose label is that name (spaces and dots aside)."""
-    known = await ctx.scout("get_station_by_name", {"stSrch": ctx.choice(entries("bus_stop_words"))})
+    after, else the first) and keeps the records whose label is that name (spaces and dots aside). unique: only a
+    name one stop has (a need that answers for one place; stops of one name stand on both sides of a road)."""
+    known = await ctx.scout("get_station_by_name", {"stSrch": ctx.spread("stop_word", entries("bus_stop_words"))})
+    counts = Counter(str(r.get("stNm", "")).strip() for r in known)
     labels = sorted(
-        {str(r.get("stNm", "")).strip() for r in known}
-        - {""}
-        - {n for n in (str(r.get("stNm", "")) for r in known) if re.search(r"[()A-Za-z]|\d\.|\.\d", n)}
+        n for n in counts if n and not re.search(r"[()A-Za-z]|\d\.|\.\d", n) and (counts[n] == 1 or not unique)
     )
-    # Names people say: a short label, not two landmarks run together ('지적공사.여의도자이'), unless the first is the
-    # station the stop is named after ('혜화역.마로니에공원' -> '혜화역 마로니에공원').
-    said = [n for n in labels if len(spoken_stop(n)) <= 14 and ("." not in n or re.fullmatch(r"[^.]+역\.[^.]+", n))]
-    label_ = ctx.choice(said or labels)
+    label_ = ctx.spread("stop", [n for n in labels if said_stop(n)] or labels)
     typed = spoken_stop(label_)
     words = typed.split()
     word = next((w for w in words if w.endswith("역")), words[0])  # the station a stop is named after, if any
-    found = await ctx.call("get_station_by_name", {"stSrch": word})
+    found = await ctx.call("get_station_by_name", {"stSrch": word}, reuse=True)
     matching = [r for r in found.records if same_stop(r.get("stNm", ""), typed)]
     if not matching:
         raise Discard("need.no_stop", f"{typed} not among the stops found by {word!r}")
-    record = matching[0]
-    ctx.pick(found, record, criterion="named", field="stNm", value=label_)
     ctx.name(typed, label_)
-    return found, record, typed
+    return found, matching, label_, typed
+
+
+async def bus_stop(ctx: Ctx) -> tuple[Result, dict, str]:
+    """The one stop of the name the user types (a name two stops share is discarded by the pick, never taken by
+    position)."""
+    found, matching, label_, typed = await stop_search(ctx, unique=True)
+    ctx.pick(found, matching[0], criterion="named", field="stNm", value=label_, among=matching)
+    return found, matching[0], typed
 
 
 # --- Air quality -----------------------------------------------------------------------------------------
@@ -243,12 +270,12 @@ async def air_near_bus_stop(ctx: Ctx) -> Outcome:
 
 
 async def air_in_dong(ctx: Ctx) -> Outcome:
-    dong, gu = ctx.choice(entries("dongs"))
-    found = await ctx.call("get_tm_stdr_crdnt", {"umdName": dong})
+    dong, gu = ctx.spread("dong", entries("dongs"))
+    found = await ctx.call("get_tm_stdr_crdnt", {"umdName": dong}, reuse=True)
     own = [r for r in found.records if str(r.get("sggName", "")).strip() == gu]
     if not own:
         raise Discard("need.no_dong", f"{gu} {dong}")
-    ctx.pick(found, own[0], criterion="named", field="sggName", value=gu)
+    ctx.pick(found, own[0], criterion="named", field="sggName", value=gu, among=own)
     ctx.name(gu)
     ctx.name(dong)
     nearby = await ctx.call(
@@ -262,7 +289,7 @@ async def air_in_dong(ctx: Ctx) -> Outcome:
 
 
 async def air_worst_station(ctx: Ctx) -> Outcome:
-    sido = ctx.choice(entries("sido_short"))
+    sido = ctx.spread("sido", entries("sido_short"))
     ctx.name(sido)
     found = await ctx.call(
         "get_ctprvn_rltm_mesure_dnsty", {"sidoName": sido, "ver": "1.3"}, all_pages=True, page_size=100
@@ -287,15 +314,24 @@ async def air_worst_station(ctx: Ctx) -> Outcome:
     )
     ctx.asked("가장 높은 측정소", worst["stationName"])
     ctx.asked("수치", f"{fmt(value)}㎍/㎥", worst["pm10Value"])
+    counted = (
+        f"{len(rows)}곳"
+        if len(rows) == len(found.records)
+        else f"{len(found.records)}곳 가운데 지금 값이 나온 {len(rows)}곳"  # a station without a reading is said
+    )
     verdict = (
-        f"나쁨 기준(81㎍/㎥ 이상)을 넘었어요. {sido}에서 나쁨 이상인 측정소는 {len(rows)}곳 중 {len(over)}곳이에요."
+        f"나쁨 기준(81㎍/㎥ 이상)을 넘었어요. {sido}에서 나쁨 이상인 곳은 {len(rows)}곳 중 {len(over)}곳이에요."
         if value > PM10_BAD
         else f"나쁨 기준(81㎍/㎥ 이상)보다는 낮은 '{grade_of(value, PM10_GRADES)}' 수준이에요."
     )
     hour = str(worst.get("dataTime", ""))[-5:]
-    answer = (
-        f"{hour} 기준 {sido} 측정소 {len(rows)}곳 중 미세먼지(PM10)가 가장 높은 곳은 "
-        f"{worst['stationName']} 측정소로 {fmt(value)}㎍/㎥예요. {verdict}"
+    answer = ctx.choice(
+        (
+            f"{hour} 기준 {sido} 측정소 {counted} 중 미세먼지(PM10)가 가장 높은 곳은 "
+            f"{worst['stationName']} 측정소로 {fmt(value)}㎍/㎥예요. {verdict}",
+            f"{sido}에서 {hour} 현재 미세먼지(PM10)가 제일 높은 곳은 {worst['stationName']} 측정소예요. "
+            f"{fmt(value)}㎍/㎥이고, 측정소 {counted}을 비교했어요. {verdict}",
+        )
     )
     return Outcome({"sido": sido}, answer, f"{worst['stationName']} {fmt(value)}㎍/㎥")
 
@@ -329,9 +365,16 @@ async def weather_now_at_stop(ctx: Ctx) -> Outcome:
     rain_text = (
         f"지금 {K.josa(pty_label, '이')} 오고 있고 1시간 강수량은 {rain}mm예요"
         if raining
-        else "지금 비는 안 오고 있어요"
+        else ctx.choice(("지금 비는 안 오고 있어요", "비는 오지 않고 있어요"))
     )
-    answer = f"{name} 정류장 근처는 {base_time[:2]}시 관측 기준 기온 {temp}℃이고, {rain_text}."
+    hour = int(base_time[:2])
+    answer = ctx.choice(
+        (
+            f"{name} 정류장 근처는 {hour}시 관측 기준 기온 {temp}℃이고, {rain_text}.",
+            f"{hour}시에 관측한 값으로 {name} 정류장 쪽은 {temp}℃예요. {rain_text}.",
+            f"{rain_text}. {name} 정류장 근처 기온은 {temp}℃예요({hour}시 관측).",
+        )
+    )
     return Outcome({"stop": name}, answer, f"{temp}℃, 강수 {pty_label}")
 
 
@@ -343,9 +386,11 @@ async def tourist_site(ctx: Ctx, *, content_type: str = "12", seoul_only=True) -
         {**TOUR, "contentTypeId": content_type, "arrange": "A", "numOfRows": "100"},
         feed=[(REGION_SIDO_TOUR, region, own), (REGION_SGG_TOUR, region, own)],
         all_pages=True,  # the district's every place, so the one the user names is found wherever it sorts
+        reuse=True,
     )
-    names = sorted({str(r.get("title", "")).strip() for r in sites.records} - {""})
-    title = ctx.choice(names)
+    counts = Counter(str(r.get("title", "")).strip() for r in sites.records)
+    names = sorted(n for n, c in counts.items() if n and c == 1)  # a name two places share tells neither
+    title = ctx.spread("site", names)
     record = next(r for r in sites.records if str(r.get("title", "")).strip() == title)
     ctx.pick(sites, record, criterion="named", field="title")
     ctx.name(gu)
@@ -386,16 +431,25 @@ async def rain_at_site(ctx: Ctx) -> Outcome:
     ctx.answer(forecast, "fcstValue", top["fcstValue"])
     when = f"{int(str(top['fcstTime'])[:2])}시"
     ctx.asked("강수확률", f"{top['fcstValue']}%")
+    day = f"내일({int(tomorrow[4:6])}월 {int(tomorrow[6:])}일)"
     if wet:
         hours = ", ".join(f"{int(str(r['fcstTime'])[:2])}시({r['fcstValue']}%)" for r in wet)
-        answer = (
-            f"내일 {title} 일대는 강수확률 {POP_RAIN}% 이상인 시간이 {len(wet)}번 있어요: {hours}. "
-            f"가장 높은 때는 {when} {top['fcstValue']}%라서 우산을 챙기시는 게 좋겠어요."
+        answer = ctx.choice(
+            (
+                f"{day} {title} 일대는 강수확률 {POP_RAIN}% 이상인 시간이 {len(wet)}번 있어요: {hours}. "
+                f"가장 높은 때는 {when} {top['fcstValue']}%라서 우산을 챙기시는 게 좋겠어요.",
+                f"우산 챙기세요. {day} {title} 쪽은 {when}에 강수확률이 {top['fcstValue']}%까지 올라가고, "
+                f"{POP_RAIN}%를 넘는 시간이 {len(wet)}번({hours}) 있어요.",
+            )
         )
     else:
-        answer = (
-            f"내일 {title} 일대는 강수확률이 {POP_RAIN}% 이상인 시간이 없어요. "
-            f"가장 높은 때도 {when} {top['fcstValue']}% 정도라 우산 없이 다녀오셔도 될 것 같아요."
+        answer = ctx.choice(
+            (
+                f"{day} {title} 일대는 강수확률이 {POP_RAIN}% 이상인 시간이 없어요. "
+                f"가장 높은 때도 {when} {top['fcstValue']}% 정도라 우산 없이 다녀오셔도 될 것 같아요.",
+                f"{day} {title} 쪽은 비 걱정은 크게 안 하셔도 돼요. 강수확률이 제일 높은 {when}에도 "
+                f"{top['fcstValue']}%라 {POP_RAIN}%에 못 미쳐요.",
+            )
         )
     return Outcome({"gu": gu, "site": title}, answer, f"최고 {top['fcstValue']}% ({when})")
 
@@ -409,6 +463,7 @@ async def site_hours(ctx: Ctx) -> Outcome:
             (Bind.of("area_based_list2", "contentid", "detail_intro2", "contentId"), sites, site),
             (Bind.of("area_based_list2", "contenttypeid", "detail_intro2", "contentTypeId"), sites, site),
         ],
+        reuse=True,
     )
     record = intro.records[0]
     rest, use, park = (K.strip_html(record.get(f)) for f in ("restdate", "usetime", "parking"))
@@ -423,9 +478,13 @@ async def site_hours(ctx: Ctx) -> Outcome:
     ctx.asked("쉬는 날", rest)
     ctx.asked("이용 시간", use)
     ctx.asked("주차", park)
-    answer = (
-        f"{K.josa(title, '은')} 쉬는 날이 '{rest}'이고, 이용 시간은 {K.josa(repr_q(use), '이에요')}. "
-        f"주차는 {K.josa(repr_q(park), '이라고')} 안내돼 있어요."
+    answer = ctx.choice(
+        (
+            f"{K.josa(title, '은')} 쉬는 날이 '{rest}'이고, 이용 시간은 {K.josa(repr_q(use), '이에요')}. "
+            f"주차는 {K.josa(repr_q(park), '이라고')} 안내돼 있어요.",
+            f"{title} 안내를 보면 이용 시간은 {repr_q(use)}, 쉬는 날은 {K.josa(repr_q(rest), '이에요')}. "
+            f"주차는 {K.josa(repr_q(park), '이라고')} 돼 있어요.",
+        )
     )
     return Outcome({"gu": gu, "site": title}, answer, f"휴무 {rest}")
 
@@ -450,7 +509,7 @@ async def air_at_site(ctx: Ctx) -> Outcome:
 
 async def places_in_district(ctx: Ctx) -> Outcome:
     sido, gu, city = pick_district(ctx)
-    code = ctx.choice(["12", "39", "14"])
+    code = ctx.spread("kind", ["12", "39", "14"])
     kind = label("content_types", code)
     region, own = await district(ctx, sido, gu)
     ctx.name(gu)
@@ -460,26 +519,34 @@ async def places_in_district(ctx: Ctx) -> Outcome:
         {**TOUR, "contentTypeId": code, "arrange": "A", "numOfRows": "100"},
         feed=[(REGION_SIDO_TOUR, region, own), (REGION_SGG_TOUR, region, own)],
         all_pages=True,
+        reuse=True,
     )
-    titles = list(
-        dict.fromkeys(str(r.get("title", "")).strip() for r in places.records if str(r.get("title", "")).strip())
+    # Every place, one record each as the API counts them, with its address: the request asks where they are, and
+    # two places of one name are told apart by it.
+    rows = sorted(
+        (r for r in places.records if str(r.get("title", "")).strip() and str(r.get("addr1", "")).strip()),
+        key=lambda r: (str(r["title"]).strip(), str(r["addr1"])),
     )
-    shown, _ = ctx.show(titles, result=places, criterion="title (가나다순, arrange=A: every place, image or not)")
-    # Counted by record (one contentid each), as the API counts them; two places may share a name.
-    total = len(places.records)
-    for t in shown:
-        ctx.answer(places, "title", t)
-    ctx.asked(kind, *shown[:1])
-    listing = ", ".join(shown)
-    same_names = f"(이름이 같은 곳이 있어 서로 다른 이름은 {len(titles)}개)" if len(titles) < total else ""
-    if len(titles) <= len(shown):
-        answer = f"{city} {gu}의 {kind}는 모두 {total}곳{same_names}이에요: {listing}."
+    if len(rows) < len(places.records):
+        raise Discard("need.no_value", f"{len(places.records) - len(rows)} places without a name or an address")
+    shown, total = ctx.show(rows, result=places, criterion="title (가나다순, arrange=A: every place, image or not)")
+    for r in shown:
+        ctx.answer(places, "title", r["title"])
+        ctx.answer(places, "addr1", r["addr1"], shown=local_address(r["addr1"], gu))
+    ctx.asked(kind, str(shown[0]["title"]).strip())
+    ctx.asked("주소", local_address(shown[0]["addr1"], gu))
+    listing = ", ".join(f"{str(r['title']).strip()}({local_address(r['addr1'], gu)})" for r in shown)
+    if total <= len(shown):
+        answer = f"{city} {gu}에 등록된 {K.josa(kind, '은')} {total}곳이에요. {listing}."
     else:
-        answer = (
-            f"{city} {gu}에 등록된 {kind}는 모두 {total}곳{same_names}이고, "
-            f"가나다순으로 앞의 {len(shown)}곳은 {K.josa(listing, '이에요')}."
+        answer = ctx.choice(
+            (
+                f"{city} {gu}에 등록된 {K.josa(kind, '은')} {total}곳이에요. 다 적기엔 많아서 가나다순으로 앞의 "
+                f"{len(shown)}곳만 주소와 함께 적으면 이래요: {listing}.",
+                f"{city} {gu}에는 {K.josa(kind, '이')} {total}곳 등록돼 있어요. 가나다순으로 {len(shown)}곳만 "
+                f"추리면 다음과 같아요: {listing}.",
+            )
         )
-    answer = answer.replace(f"{kind}는", K.josa(kind, "은"))
     return Outcome({"gu": gu, "city": city, "kind": kind}, answer, f"{total}곳")
 
 
@@ -495,10 +562,10 @@ async def apt_trades_in_dong(ctx: Ctx) -> Outcome:
     ym, month = last_month(now(ctx))
     region, own = await district(ctx, sido, gu)
     trades = await ctx.call(
-        "get_rtms_data_svc_apt_trade", {"DEAL_YMD": ym}, feed=[(REGION_TRADES, region, own)], all_pages=True
+        "get_rtms_data_svc_apt_trade", {"DEAL_YMD": ym}, feed=[(REGION_TRADES, region, own)], all_pages=True, reuse=True
     )
     dongs = sorted({str(r.get("umdNm", "")).strip() for r in trades.records} - {""})
-    dong = ctx.choice(dongs)
+    dong = ctx.spread("dong", dongs)
     ctx.name(gu)
     ctx.name(dong)
     ctx.name(f"{month}월", str(month))
@@ -512,7 +579,12 @@ async def apt_trades_in_dong(ctx: Ctx) -> Outcome:
         ctx.answer(trades, "dealAmount", r["dealAmount"], shown=K.manwon(r["dealAmount"]))
     ctx.asked("최고가", K.manwon(rows[0]["dealAmount"]))
     lines = "; ".join(trade_line(r) for r in shown)
-    head = f"{month}월 {gu} {dong} 아파트 매매는 {total}건이에요."
+    head = ctx.choice(
+        (
+            f"{month}월 {gu} {dong} 아파트 매매는 {total}건이에요.",
+            f"{gu} {dong}에서 {month}월에 신고된 아파트 매매는 모두 {total}건이에요.",
+        )
+    )
     tail = f" 비싼 순으로 {lines}." if total <= len(shown) else f" 비싼 순으로 상위 {len(shown)}건은 {lines}."
     return Outcome(
         {"gu": gu, "dong": dong, "month": month, "city": city},
@@ -523,8 +595,8 @@ async def apt_trades_in_dong(ctx: Ctx) -> Outcome:
 
 async def compare_districts(ctx: Ctx) -> Outcome:
     seoul = [d for d in entries("districts") if d[0] == "서울특별시"]
-    first = ctx.choice(seoul)
-    second = ctx.choice([d for d in seoul if d != first])
+    first = ctx.spread("district", seoul)
+    second = ctx.spread("district", [d for d in seoul if d != first])
     ym, month = last_month(now(ctx))
 
     async def one(sido: str, gu: str):
@@ -535,6 +607,7 @@ async def compare_districts(ctx: Ctx) -> Outcome:
             feed=[(REGION_TRADES, region, own)],
             all_pages=True,
             junction=CMP,
+            reuse=True,
         )
         priced = [r for r in trades.records if number(r.get("dealAmount"))]
         top = max(priced, key=lambda r: number(r["dealAmount"]))
@@ -570,7 +643,7 @@ async def jeonse_under_budget(ctx: Ctx) -> Outcome:
     ym, month = last_month(now(ctx))
     region, own = await district(ctx, sido, gu)
     rents = await ctx.call(
-        "get_rtms_data_svc_apt_rent", {"DEAL_YMD": ym}, feed=[(REGION_RENT, region, own)], all_pages=True
+        "get_rtms_data_svc_apt_rent", {"DEAL_YMD": ym}, feed=[(REGION_RENT, region, own)], all_pages=True, reuse=True
     )
     jeonse = [r for r in rents.records if number(r.get("monthlyRent")) == 0 and number(r.get("deposit"))]
     if len(jeonse) < 3:
@@ -601,14 +674,16 @@ async def apt_building(ctx: Ctx) -> Outcome:
     sido, gu, city = pick_district(ctx, seoul_only=True)
     ym, _ = last_month(now(ctx))
     region, own = await district(ctx, sido, gu)
-    trades = await ctx.call("get_rtms_data_svc_apt_trade_dev", {"DEAL_YMD": ym}, feed=[(REGION_DEV, region, own)])
+    trades = await ctx.call(
+        "get_rtms_data_svc_apt_trade_dev", {"DEAL_YMD": ym}, feed=[(REGION_DEV, region, own)], reuse=True
+    )
     names = sorted({(str(r.get("aptNm", "")).strip(), str(r.get("umdNm", "")).strip()) for r in trades.records})
-    apt, dong = ctx.choice([n for n in names if n[0] and n[1]])
+    apt, dong = ctx.spread("apt", [n for n in names if n[0] and n[1]])
     mine = [
         r for r in trades.records if (str(r.get("aptNm", "")).strip(), str(r.get("umdNm", "")).strip()) == (apt, dong)
     ]
     latest = max(mine, key=lambda r: (int(r["dealMonth"]), int(r["dealDay"])))
-    ctx.pick(trades, latest, criterion="named", field="aptNm", value=apt)
+    ctx.pick(trades, latest, criterion="named", field="aptNm", value=apt, among=[latest])
     ctx.name(gu)
     ctx.name(dong)
     ctx.name(apt)
@@ -621,6 +696,7 @@ async def apt_building(ctx: Ctx) -> Outcome:
             (Bind.of("get_rtms_data_svc_apt_trade_dev", "bonbun", "get_br_title_info", "bun"), trades, latest),
             (Bind.of("get_rtms_data_svc_apt_trade_dev", "bubun", "get_br_title_info", "ji"), trades, latest),
         ],
+        reuse=True,
     )
     floors = [number(r.get("grndFlrCnt")) for r in building.records if number(r.get("grndFlrCnt"))]
     days = sorted({str(r.get("useAprDay", "")).strip() for r in building.records} - {""})
@@ -645,13 +721,13 @@ async def apt_building(ctx: Ctx) -> Outcome:
 
 async def dong_population(ctx: Ctx) -> Outcome:
     sido, gu, city = pick_district(ctx)
-    found = await ctx.call("get_stan_regin_cd_list", {"locatadd_nm": f"{sido} {gu}"})
+    found = await ctx.call("get_stan_regin_cd_list", {"locatadd_nm": f"{sido} {gu}"}, reuse=True)
     dongs = [
         r
         for r in found.records
         if str(r.get("umd_cd", "000")) != "000" and str(r.get("ri_cd", "00")) in ("00", "") and r.get("locallow_nm")
     ]
-    record = ctx.choice(dongs)
+    record = ctx.spread("dong", dongs)
     dong = str(record["locallow_nm"]).strip()
     ctx.pick(found, record, criterion="named", field="locallow_nm")
     ctx.name(gu)
@@ -665,6 +741,7 @@ async def dong_population(ctx: Ctx) -> Outcome:
             ("srchFrYm", ym, "clock: the last complete month", None),
             ("srchToYm", ym, "clock: the last complete month", None),
         ],
+        reuse=True,
     )
     row = max(people.records, key=lambda r: str(r.get("statsYm", "")))
     total, households = row.get("totNmprCnt"), row.get("hhCnt")
@@ -675,10 +752,18 @@ async def dong_population(ctx: Ctx) -> Outcome:
     ctx.asked("인구", f"{int(number(total)):,}명", total)
     ctx.asked("세대 수", f"{int(number(households)):,}세대", households)
     month = str(row.get("statsYm", ym))
-    answer = (
-        f"{month[:4]}년 {int(month[4:6])}월 말 주민등록 기준으로 {city} {gu} {dong} 인구는 {int(number(total)):,}명"
-        f"(남 {int(number(row.get('maleNmprCnt') or 0)):,}명, 여 {int(number(row.get('femlNmprCnt') or 0)):,}명), "
-        f"세대 수는 {int(number(households)):,}세대예요. 세대당 {row.get('hhNmpr')}명꼴이에요."
+    people_n, homes = f"{int(number(total)):,}명", f"{int(number(households)):,}세대"
+    male, female = int(number(row.get("maleNmprCnt") or 0)), int(number(row.get("femlNmprCnt") or 0))
+    when = f"{month[:4]}년 {int(month[4:6])}월 말"
+    answer = ctx.choice(
+        (
+            f"{when} 주민등록 기준으로 {city} {gu} {dong} 인구는 {people_n}(남 {male:,}명, 여 {female:,}명), "
+            f"세대 수는 {homes}예요. 세대당 {row.get('hhNmpr')}명꼴이에요.",
+            f"{city} {gu} {K.josa(dong, '은')} {when} 기준 {homes}에 {people_n}이 살고 있어요"
+            f"(남 {male:,}명, 여 {female:,}명). 한 세대에 평균 {row.get('hhNmpr')}명이에요.",
+            f"{when} 주민등록 통계로 {gu} {dong}에는 {people_n}, {homes}가 등록돼 있어요. 남자가 {male:,}명, "
+            f"여자가 {female:,}명이에요.",
+        )
     )
     return Outcome({"gu": gu, "dong": dong, "city": city}, answer, f"{int(number(total)):,}명")
 
@@ -697,44 +782,110 @@ def minutes_away(message: Any) -> float:
     return int(match.group(1) or 0) + int(match.group(2) or 0) / 60
 
 
+def arrival_text(message: Any) -> str:
+    """'3분후[2번째 전]' -> '3분 후(2정류장 전)', '2분30초후[1번째 전]' -> '2분 30초 후(1정류장 전)'; others as they are."""
+    text = str(message).strip()
+    match = re.fullmatch(r"(?:(\d+)분)?(?:(\d+)초)?후\[(\d+)번째 전\]", text)
+    if not match or not (match.group(1) or match.group(2)):
+        return {"출발대기": "차고지에서 출발 대기 중", "운행종료": "오늘 운행 종료"}.get(text, text)
+    minutes, seconds, stops = match.groups()
+    when = " ".join(p for p in (minutes and f"{minutes}분", seconds and f"{seconds}초") if p)
+    return f"{when} 후({stops}정류장 전)"
+
+
 async def next_bus(ctx: Ctx) -> Outcome:
-    found, stop, name = await bus_stop(ctx)
-    arrivals = await ctx.call(
-        "get_station_by_uid",
-        {},
-        feed=[(Bind.of("get_station_by_name", "arsId", "get_station_by_uid", "arsId"), found, stop)],
-    )
-    rows = [r for r in arrivals.records if r.get("rtNm") and r.get("arrmsg1")]
-    if not rows:
-        raise Discard("need.no_value", "no arrivals")
-    rows.sort(key=lambda r: (minutes_away(r["arrmsg1"]), str(r["rtNm"])))
-    shown, total = ctx.show(rows, result=arrivals, criterion="soonest arrival first")
-    for r in shown:
-        ctx.answer(arrivals, "rtNm", r["rtNm"])
-        ctx.answer(arrivals, "arrmsg1", r["arrmsg1"])
-    ctx.asked("노선", *[str(shown[0]["rtNm"])])
-    lines = ", ".join(f"{r['rtNm']}번 {r['arrmsg1']}" for r in shown)
-    if total <= len(shown):
-        answer = f"{name} 정류장에 서는 버스 {total}개 노선의 도착 예정이에요(빨리 오는 순): {lines}."
+    """Next buses at the stop the user names; stops of one name (the two sides of a road) are each answered, with the
+    next stop that tells their direction."""
+    found, stops, label_, name = await stop_search(ctx, unique=False)
+    stops = stops[:3]
+    boards = []
+    for stop in stops:
+        ctx.pick(found, stop, criterion="named", field="stNm", value=label_, among=[stop])
+        arrivals = await ctx.call(
+            "get_station_by_uid",
+            {},
+            feed=[(Bind.of("get_station_by_name", "arsId", "get_station_by_uid", "arsId"), found, stop)],
+        )
+        rows = [r for r in arrivals.records if r.get("rtNm") and r.get("arrmsg1")]
+        if not rows:
+            raise Discard("need.no_value", "no arrivals")
+        rows.sort(key=lambda r: (minutes_away(r["arrmsg1"]), str(r["rtNm"])))
+        shown, total = ctx.show(rows, result=arrivals, criterion="soonest arrival first")
+        for r in shown:
+            ctx.answer(arrivals, "rtNm", r["rtNm"])
+            ctx.answer(arrivals, "arrmsg1", r["arrmsg1"], shown=arrival_text(r["arrmsg1"]))
+        heading = Counter(str(r.get("nxtStn") or "").strip() for r in rows if r.get("nxtStn")).most_common(1)
+        if len(stops) > 1:
+            if not heading:
+                raise Discard("need.ambiguous", f"{len(stops)} stops named {label_} and no direction")
+            ctx.answer(arrivals, "nxtStn", heading[0][0])
+        boards.append((heading[0][0] if heading else "", shown, total))
+    ctx.asked("노선", str(boards[0][1][0]["rtNm"]))
+
+    def board(shown, total) -> str:
+        lines = ", ".join(f"{r['rtNm']}번 {arrival_text(r['arrmsg1'])}" for r in shown)
+        if total == 1:
+            return f"{shown[0]['rtNm']}번 한 노선이고 {arrival_text(shown[0]['arrmsg1'])}"
+        if total <= len(shown):
+            return f"{total}개 노선이 빨리 오는 순으로 {lines}"
+        return f"{total}개 노선 중 가장 빨리 오는 {len(shown)}개는 {lines}"
+
+    if len(boards) == 1:
+        heading, shown, total = boards[0]
+        said = K.josa(board(shown, total), "이에요")
+        answer = ctx.choice((f"{name} 정류장에 서는 버스는 {said}.", f"지금 {name} 정류장 기준으로 {said}."))
     else:
-        answer = f"{name} 정류장에 서는 버스는 {total}개 노선이고, 가장 빨리 오는 {len(shown)}개는 {lines}예요."
-    return Outcome({"stop": name}, answer, lines[:120])
+        sides = " ".join(
+            f"다음 정류장이 {K.josa(h, '인')} 쪽은 {K.josa(board(shown, total), '이에요')}."
+            for h, shown, total in boards
+        )
+        answer = f"{name} 정류장은 같은 이름으로 방향이 다른 {len(boards)}곳이 있어서 각각 알려드릴게요. {sides}"
+    short = ", ".join(f"{r['rtNm']}번 {arrival_text(r['arrmsg1'])}" for r in boards[0][1])
+    return Outcome({"stop": name}, answer, short[:120])
 
 
 async def subway_arrival(ctx: Ctx) -> Outcome:
-    station = ctx.choice(entries("subway_stations"))
+    station = ctx.spread("station", entries("subway_stations"))
     ctx.name(station, f"{station}역")
-    arrivals = await ctx.call("realtime_station_arrival", {"statnNm": station, "START_INDEX": "1", "END_INDEX": "10"})
+    # Every page: the answer counts the trains, so none of them is left on a page not read.
+    arrivals = await ctx.call("realtime_station_arrival", {"statnNm": station}, all_pages=True, page_size=10)
     rows = [r for r in arrivals.records if r.get("arvlMsg2") and r.get("trainLineNm")]
     if not rows:
         raise Discard("need.no_value", "no arrivals")
-    shown, total = ctx.show(rows, result=arrivals, criterion="every train the API lists")
+    if arrivals.total > len(arrivals.records):
+        raise Discard("need.incomplete", f"{len(arrivals.records)} of {arrivals.total} arrivals read")
+    # The next train of each direction (the API lists a direction's trains soonest first), with the count of all.
+    first_of: dict[tuple[str, str], dict] = {}
+    for r in sorted(rows, key=lambda r: number(r.get("barvlDt")) if number(r.get("barvlDt")) is not None else 1e9):
+        first_of.setdefault((str(r.get("updnLine", "")), str(r["trainLineNm"])), r)
+    firsts = list(first_of.values())
+    shown, directions = ctx.show(firsts, result=arrivals, criterion="the first train of each direction (barvlDt)")
+
+    def minutes(r: Mapping) -> str:
+        """The minutes left to wait (barvlDt, seconds) when the message does not say them ('[3]번째 전역 (석계)')."""
+        seconds = number(r.get("barvlDt"))
+        if seconds is None or seconds < 60 or "분" in str(r["arvlMsg2"]):
+            return ""
+        return f"약 {math.ceil(seconds / 60)}분"
+
+    def when(r: Mapping) -> str:
+        return f"{r['arvlMsg2']}, {minutes(r)} 뒤" if minutes(r) else str(r["arvlMsg2"])
+
     for r in shown:
         ctx.answer(arrivals, "trainLineNm", r["trainLineNm"])
         ctx.answer(arrivals, "arvlMsg2", r["arvlMsg2"])
+        if minutes(r):
+            ctx.answer(arrivals, "barvlDt", r["barvlDt"], shown=minutes(r))
     ctx.asked("열차", str(shown[0]["trainLineNm"]))
-    lines = "; ".join(f"{r.get('updnLine', '')} {r['trainLineNm']}: {r['arvlMsg2']}".strip() for r in shown)
-    answer = f"{station}역에 들어오는 열차는 {len(shown)}편이에요. {lines}."
+    lines = "; ".join(f"{r.get('updnLine', '')} {r['trainLineNm']}: {when(r)}".strip() for r in shown)
+    total = len(rows)
+    if directions <= len(shown):
+        answer = f"지금 {station}역에 들어오는 열차는 {total}편이에요. 방향마다 다음 열차는 {lines}."
+    else:
+        answer = (
+            f"지금 {station}역에 들어오는 열차는 {total}편({directions}개 방향)이고, "
+            f"그중 {len(shown)}개 방향의 다음 열차는 {lines}."
+        )
     return Outcome({"station": station}, answer, lines[:120])
 
 
@@ -763,23 +914,24 @@ def weekday_hours(week: Sequence[tuple[str, Any, Any]]) -> tuple[str, str]:
 
 
 async def hospital_hours(ctx: Ctx) -> Outcome:
-    dong, gu = ctx.choice(entries("dongs"))
+    dong, gu = ctx.spread("dong", entries("dongs"))
     # The user knows a clinic of the dong by name; the agent finds it through the list's own name filter.
     known = await ctx.scout("get_hosp_basis_list", {"emdongNm": dong, "numOfRows": "30"})
     names = sorted({str(r.get("yadmNm", "")).strip() for r in known if gu in str(r.get("addr", ""))} - {""})
-    name = ctx.choice(names)
-    found = await ctx.call("get_hosp_basis_list", {"yadmNm": name, "emdongNm": dong})
+    name = ctx.spread("hospital", names)
+    found = await ctx.call("get_hosp_basis_list", {"yadmNm": name, "emdongNm": dong}, reuse=True)
     mine = [r for r in found.records if str(r.get("yadmNm", "")).strip() == name and gu in str(r.get("addr", ""))]
     if len(mine) != 1:
         raise Discard("need.ambiguous", f"{len(mine)} facilities named {name} in {gu} {dong}")
     record = mine[0]
-    ctx.pick(found, record, criterion="named", field="yadmNm")
+    ctx.pick(found, record, criterion="named", field="yadmNm", among=mine)
     ctx.name(dong)
     ctx.name(name)
     detail = await ctx.call(
         "get_dtl_info2_7",
         {},
         feed=[(Bind.of("get_hosp_basis_list", "ykiho", "get_dtl_info2_7", "ykiho"), found, record)],
+        reuse=True,
     )
     info = detail.records[0]
     # 평일 is Monday to Friday: every weekday's hours are read, and the answer says where they differ.
@@ -831,8 +983,29 @@ def order_phrase(shown: Sequence[tuple[Mapping, str, str]], rows: Sequence[tuple
     return "늦게까지 여는 순으로"
 
 
-def pharmacy_lines(rows: Sequence[tuple[Mapping, str, str]]) -> str:
-    return "; ".join(f"{r['dutyName']}({K.hhmm(s)}~{K.hhmm(e)}, {r.get('dutyTel1', '')})" for r, s, e in rows)
+def local_address(address: Any, gu: str) -> str:
+    """'서울특별시 종로구 율곡로 10, 1층 (원서동)' -> '율곡로 10, 1층 (원서동)': the part after the district the user named."""
+    text = str(address or "").strip()
+    _, found, tail = text.partition(f"{gu} ")
+    return tail.strip() if found and tail.strip() else text
+
+
+def pharmacy_lines(rows: Sequence[tuple[Mapping, str, str]], gu: str) -> str:
+    """Each pharmacy with where it is (the request asks where), its hours that day and its phone."""
+    return "; ".join(
+        f"{r['dutyName']}({local_address(r.get('dutyAddr'), gu)}, {K.hhmm(s)}~{K.hhmm(e)}, {r.get('dutyTel1', '')})"
+        for r, s, e in rows
+    )
+
+
+def answer_pharmacies(ctx: Ctx, found: Result, shown: Sequence[tuple[Mapping, str, str]], gu: str) -> None:
+    for r, _, _ in shown:
+        ctx.answer(found, "dutyName", r["dutyName"])
+        if r.get("dutyAddr"):
+            ctx.answer(found, "dutyAddr", r["dutyAddr"], shown=local_address(r["dutyAddr"], gu))
+    ctx.asked("약국", str(shown[0][0]["dutyName"]))
+    if shown[0][0].get("dutyAddr"):
+        ctx.asked("주소", local_address(shown[0][0]["dutyAddr"], gu))
 
 
 async def pharmacies_open_now(ctx: Ctx) -> Outcome:
@@ -846,6 +1019,7 @@ async def pharmacies_open_now(ctx: Ctx) -> Outcome:
         {"Q0": sido, "Q1": gu},
         derived=[("QT", str(day), "clock: today's weekday (1 월 … 7 일)", None)],
         all_pages=True,
+        reuse=True,
     )
     hours = []
     for r in found.records:
@@ -861,11 +1035,9 @@ async def pharmacies_open_now(ctx: Ctx) -> Outcome:
     ctx.name(spoken, f"{limit // 100}시", f"{limit // 100 - 12}시")
     ctx.condition(found, field=f"dutyTime{day}c", op=">", value=limit, source="user", kept=len(late), of=len(hours))
     shown, total = ctx.show(late, result=found, criterion="latest closing first")
-    for r, _, _ in shown:
-        ctx.answer(found, "dutyName", r["dutyName"])
-    ctx.asked("약국", str(shown[0][0]["dutyName"]))
+    answer_pharmacies(ctx, found, shown, gu)
     head = f"오늘({K.WEEKDAYS[day - 1]}요일) {gu} 약국 {len(hours)}곳 중 {spoken} 넘어서까지 여는 곳은 {total}곳이에요."
-    body = pharmacy_lines(shown)
+    body = pharmacy_lines(shown, gu)
     tail = f" {body}." if total <= len(shown) else f" {order_phrase(shown, late)} {len(shown)}곳만 보면 {body}."
     return Outcome({"gu": gu, "city": city, "hour": spoken}, head + tail, f"{total}곳")
 
@@ -873,17 +1045,16 @@ async def pharmacies_open_now(ctx: Ctx) -> Outcome:
 async def holiday_pharmacy(ctx: Ctx) -> Outcome:
     sido, gu, city = pick_district(ctx)
     moment = now(ctx)
-    year = moment.year if moment.month < 12 else moment.year + 1
-    month = ctx.choice([m for m in (12, 1, 3, 5, 6, 8, 9, 10) if (year, m) >= (moment.year, moment.month)] or [12])
-    if month < moment.month:
-        year = moment.year + 1
-    holidays = await ctx.call("get_rest_de_info", {"solYear": str(year), "solMonth": f"{month:02d}"})
+    # A month with public holidays in the coming year (the one people plan around), spread over the run's items.
+    month = ctx.spread("month", [12, 1, 2, 3, 5, 6, 8, 9, 10])
+    year = moment.year if month >= moment.month else moment.year + 1
+    holidays = await ctx.call("get_rest_de_info", {"solYear": str(year), "solMonth": f"{month:02d}"}, reuse=True)
     if not any(str(r.get("isHoliday")) == "Y" for r in holidays.records):
         raise Discard("need.no_holiday", f"{year}-{month}")
     is_holiday = ctx.rng.random() < 0.6
     days = {str(r.get("locdate")): r for r in holidays.records if str(r.get("isHoliday")) == "Y"}
     if is_holiday:
-        locdate = ctx.choice(sorted(days))
+        locdate = ctx.spread("date", sorted(days))
     else:  # a weekday next to a holiday, the day people wonder about (12월 24일, the day after 추석)
         near = set()
         for d in days:
@@ -894,7 +1065,7 @@ async def holiday_pharmacy(ctx: Ctx) -> Outcome:
         )
         if not options:
             raise Discard("need.no_choice", "no weekday next to a holiday")
-        locdate = ctx.choice(options)
+        locdate = ctx.spread("date", options)
     date = dt.date(int(locdate[:4]), int(locdate[4:6]), int(locdate[6:8]))
     spoken = f"{date.month}월 {date.day}일"
     ctx.name(spoken, f"{date.month}/{date.day}")
@@ -915,6 +1086,7 @@ async def holiday_pharmacy(ctx: Ctx) -> Outcome:
             )
         ],
         all_pages=True,
+        reuse=True,
     )
     day = int(qt)
     rows = []
@@ -926,9 +1098,7 @@ async def holiday_pharmacy(ctx: Ctx) -> Outcome:
         raise Discard("need.no_values", "no pharmacy open that day")
     rows.sort(key=lambda t: (-int(t[2]), str(t[0]["dutyName"])))
     shown, total = ctx.show(rows, result=found, criterion="latest closing first")
-    for r, _, _ in shown:
-        ctx.answer(found, "dutyName", r["dutyName"])
-    ctx.asked("약국", str(shown[0][0]["dutyName"]))
+    answer_pharmacies(ctx, found, shown, gu)
     if locdate in days:
         ctx.answer(holidays, "dateName", days[locdate]["dateName"])
         head = (
@@ -943,7 +1113,7 @@ async def holiday_pharmacy(ctx: Ctx) -> Outcome:
             f"{spoken}({K.WEEKDAYS[date.weekday()]}요일)은 공휴일이 아니에요(그달 공휴일은 {names}). "
             f"평소 {K.WEEKDAYS[date.weekday()]}요일처럼 {gu}에서 문을 여는 약국은 {total}곳이에요."
         )
-    body = pharmacy_lines(shown)
+    body = pharmacy_lines(shown, gu)
     tail = f" {body}." if total <= len(shown) else f" {order_phrase(shown, rows)} {len(shown)}곳만 보면 {body}."
     return Outcome({"date": spoken, "gu": gu, "city": city}, head + tail, f"{total}곳")
 
@@ -951,7 +1121,7 @@ async def holiday_pharmacy(ctx: Ctx) -> Outcome:
 async def weekday_holidays(ctx: Ctx) -> Outcome:
     year = now(ctx).year + ctx.choice([0, 1])
     ctx.name(f"{year}", f"{year}년")
-    found = await ctx.call("get_rest_de_info", {"solYear": str(year), "numOfRows": "50"})
+    found = await ctx.call("get_rest_de_info", {"solYear": str(year), "numOfRows": "50"}, reuse=True)
     rows = []
     for r in found.records:
         text = str(r.get("locdate", ""))
@@ -978,7 +1148,7 @@ async def weekday_holidays(ctx: Ctx) -> Outcome:
 async def drug_info(ctx: Ctx) -> Outcome:
     drug = ctx.choice(entries("drugs"))
     ctx.name(drug)
-    found = await ctx.call("get_drb_easy_drug_list", {"itemName": drug})
+    found = await ctx.call("get_drb_easy_drug_list", {"itemName": drug}, reuse=True)
     shown, total = ctx.show(found.records, result=found, criterion="every product of that name")
     parts = []
     for r in shown:
@@ -992,48 +1162,22 @@ async def drug_info(ctx: Ctx) -> Outcome:
     return Outcome({"drug": drug}, head + " ".join(parts), str(shown[0]["itemName"]))
 
 
-async def drug_maker_status(ctx: Ctx) -> Outcome:
-    drug = ctx.choice(entries("drugs"))
-    ctx.name(drug)
-    found = await ctx.call("get_drb_easy_drug_list", {"itemName": drug})
-    makers = sorted({str(r.get("entpName", "")).strip() for r in found.records if r.get("bizrno")})
-    if len(makers) != 1:
-        raise Discard("need.ambiguous", f"{len(makers)} makers")
-    record = next(r for r in found.records if r.get("bizrno"))
-    ctx.pick(found, record, criterion="named", field="itemName", value=drug)
-    status = await ctx.call(
-        "status", {}, feed=[(Bind.of("get_drb_easy_drug_list", "bizrno", "status", "b_no"), found, record)]
-    )
-    row = status.records[0]
-    state, tax = str(row.get("b_stt") or "").strip(), str(row.get("tax_type") or "").strip()
-    if not state:
-        raise Discard("need.no_value", "b_stt empty")
-    ctx.answer(found, "entpName", record["entpName"])
-    ctx.answer(status, "b_stt", state)
-    ctx.asked("상태", state)
-    closed = str(row.get("end_dt") or "").strip()
-    end = f" 폐업일은 {K.ymd(closed)}이에요." if closed else ""
-    answer = (
-        f"{drug} 제조사는 {record['entpName']}이고, 국세청 사업자 상태는 '{state}'예요. 과세 유형은 {tax}예요.{end}"
-    )
-    return Outcome({"drug": drug}, answer, state)
-
-
 async def subscription_types(ctx: Ctx) -> Outcome:
-    region = ctx.choice(entries("subscription_regions"))
+    region = ctx.spread("region", entries("subscription_regions"))
     # The user knows the complex by name (from an ad, a news item); the agent searches notices by that name.
     known = await ctx.scout("get_apt_lttot_pblanc_detail", {"cond[SUBSCRPT_AREA_CODE_NM::EQ]": region, "perPage": "20"})
-    label_ = ctx.choice(sorted({str(r.get("HOUSE_NM", "")).strip() for r in known} - {""}))
+    label_ = ctx.spread("house", sorted({str(r.get("HOUSE_NM", "")).strip() for r in known} - {""}))
     house = re.sub(r"\s*\([^)]*\)", "", label_).strip() or label_  # '… 신혼희망타운(공공분양)' as people say it
     found = await ctx.call(
         "get_apt_lttot_pblanc_detail",
         {"cond[HOUSE_NM::LIKE]": house, "cond[SUBSCRPT_AREA_CODE_NM::EQ]": region, "perPage": "10"},
+        reuse=True,
     )
     same = [r for r in found.records if re.sub(r"\s*\([^)]*\)", "", str(r.get("HOUSE_NM", ""))).strip() == house]
     if len(same) != 1:
         raise Discard("need.ambiguous", f"{len(same)} notices named {house}")
     record = same[0]
-    ctx.pick(found, record, criterion="named", field="HOUSE_NM", value=label_)
+    ctx.pick(found, record, criterion="named", field="HOUSE_NM", value=label_, among=same)
     ctx.name(region)
     ctx.name(house, label_)
     models = await ctx.call(
@@ -1056,6 +1200,7 @@ async def subscription_types(ctx: Ctx) -> Outcome:
                 record,
             ),
         ],
+        reuse=True,
     )
     rows = [r for r in models.records if r.get("HOUSE_TY") and number(r.get("LTTOT_TOP_AMOUNT"))]
     if not rows:
@@ -1217,14 +1362,6 @@ NEEDS: tuple[Need, ...] = (
     ),
     Need("weekday_holidays", "calendar", DRV, (), weekday_holidays, tools=("get_rest_de_info",), length=1),
     Need("drug_info", "health", SEQ, (), drug_info, tools=("get_drb_easy_drug_list",), length=1, weight=0.5),
-    Need(
-        "drug_maker_status",
-        "business",
-        SEQ,
-        (Bind.of("get_drb_easy_drug_list", "bizrno", "status", "b_no"),),
-        drug_maker_status,
-        length=2,
-    ),
     Need(
         "subscription_types",
         "housing",

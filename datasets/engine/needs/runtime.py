@@ -17,7 +17,9 @@ This module never imports Django; the caller injects `execute(tool, args)` (asyn
 
 from __future__ import annotations
 
+import functools
 import random
+from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -134,8 +136,20 @@ class Result:
 
 
 class Ctx:
-    def __init__(self, need: Need, verified: Verified, execute: Execute, rng: random.Random, clock: str):
+    def __init__(
+        self,
+        need: Need,
+        verified: Verified,
+        execute: Execute,
+        rng: random.Random,
+        clock: str,
+        usage: Counter | None = None,
+        memo: dict | None = None,
+    ):
         self.need = need
+        # The run's answers to reference lookups (Ctx.call with reuse=True, scouts): one request per arguments a run.
+        self.memo = memo
+        self.usage = usage if usage is not None else Counter()  # the run's entry values so far, shared by its needs
         self.verified = verified
         self.execute = execute
         self.rng = rng
@@ -159,6 +173,17 @@ class Ctx:
             raise Discard("need.no_choice", "nothing to choose from")
         return options[self.rng.randrange(len(options))]
 
+    def spread(self, kind: str, options: Sequence[Any]) -> Any:
+        """An entry value (a district, a stop word, a site) the run spreads over a need's items: the one of `options`
+        the need used least so far in the run (ties: the seed), so that no district or stop gathers its items."""
+        if not options:
+            raise Discard("need.no_choice", "nothing to choose from")
+        keys = [f"{self.need.id}:{kind}:{option}" for option in options]
+        least = min(self.usage[k] for k in keys)
+        chosen = self.choice([o for o, k in zip(options, keys, strict=True) if self.usage[k] == least])
+        self.usage[f"{self.need.id}:{kind}:{chosen}"] += 1
+        return chosen
+
     def name(self, value: Any, *renderings: str, kind: str = "entry") -> str:
         """A value the user knows and the request names (renderings: other ways it may be written)."""
         text = str(value).strip()
@@ -176,7 +201,7 @@ class Ctx:
         if meta is None:
             raise Unavailable(f"tool {tool} is not in the snapshot")
         try:
-            result = await self.execute(meta, dict(coerce(meta, dict(args))))
+            result = await self._executed(meta, dict(coerce(meta, dict(args))), reuse=True)
         except Exception as exc:
             raise Discard("executor.refused", f"{tool} (scout): {exc}") from None
         return list(Call(0, 0, meta.name, dict(args), [], (0, 1), "", None).take(result).all_records)
@@ -194,10 +219,14 @@ class Ctx:
         stop: Callable[[list[dict[str, Any]]], bool] | None = None,
         answer: Sequence[str] = (),
         allow_empty: bool = False,
+        reuse: bool = False,
     ) -> Result:
         """One step: `args` are values the user gave or constants the need fixes; `feed` binds fields of a
         chosen record of an earlier step through a verified edge; `derived` are (param, value, how, from step)
-        for values an explicit, reproducible rule gives (a date from the clock, a holiday's weekday code)."""
+        for values an explicit, reproducible rule gives (a date from the clock, a holiday's weekday code). reuse: the
+        step reads reference data that does not change within a run (a district's codes, a month's trades, a year's
+        holidays, a district's places): a page asked before in the run with the same arguments is answered by that
+        earlier call's observation (and its ApiCall) instead of a second request."""
         meta = self.verified.tools.get(tool)
         if meta is None:
             raise Unavailable(f"tool {tool} is not in the snapshot")
@@ -273,7 +302,8 @@ class Ctx:
         run = StepRun(index, executed=True)
         self.runs.append(run)
         paging = _paging(meta, page_size) if all_pages else {}
-        first = await self._one(index, round_, meta, {**arguments, **paging(1)} if paging else arguments, bindings, 1)
+        one = functools.partial(self._one, reuse=reuse)
+        first = await one(index, round_, meta, {**arguments, **paging(1)} if paging else arguments, bindings, 1)
         calls = [first]
         records = list(first.all_records)
         if not first.ok:
@@ -285,7 +315,7 @@ class Ctx:
             if stop is None:  # every page is read: the rest in parallel, once the first gave the total
                 more_pages = await _all(
                     *(
-                        self._one(index, round_ + 1, meta, {**arguments, **paging(number)}, bindings, number)
+                        one(index, round_ + 1, meta, {**arguments, **paging(number)}, bindings, number)
                         for number in range(2, pages + 1)
                     )
                 )
@@ -296,9 +326,7 @@ class Ctx:
                     if stop(records + [r for page in more_pages for r in page.all_records]):
                         break
                     round_ += 1
-                    more_pages.append(
-                        await self._one(index, round_, meta, {**arguments, **paging(number)}, bindings, number)
-                    )
+                    more_pages.append(await one(index, round_, meta, {**arguments, **paging(number)}, bindings, number))
             for number, more in enumerate(more_pages, 2):
                 if not more.ok:
                     raise Discard(f"call.{more.error_class or 'failed'}", f"{tool} page {number}")
@@ -309,21 +337,52 @@ class Ctx:
             raise Discard("call.no_records", f"{tool} {arguments}")
         return Result(index, calls, records)
 
-    async def _one(self, step, round_, meta, arguments, bindings, page) -> Call:
+    async def _one(self, step, round_, meta, arguments, bindings, page, *, reuse: bool = False) -> Call:
         args = coerce(meta, arguments)
         call = Call(step, round_, meta.name, args, list(bindings), (0, page), "", page if page > 1 else None)
         self.calls.append(call)
         try:
-            result = await self.execute(meta, dict(args))
+            result = await self._executed(meta, dict(args), reuse=reuse)
         except Exception as exc:
             raise Discard("executor.refused", f"{meta.name}: {exc}") from None
         return call.take(result)
 
+    async def _executed(self, meta, args: dict[str, Any], *, reuse: bool) -> Any:
+        """The executor's answer; for reference data (reuse) the run's earlier answer to the same arguments, when the
+        run has a memo and that answer was ok."""
+        if not reuse or self.memo is None:
+            return await self.execute(meta, args)
+        key = (meta.name, tuple(sorted((k, str(v)) for k, v in args.items())))
+        if key in self.memo:
+            return self.memo[key]
+        result = await self.execute(meta, args)
+        if getattr(result, "ok", False):
+            self.memo[key] = result
+        return result
+
     # -- what was chosen, tested and answered
 
-    def pick(self, result: Result, record: Mapping[str, Any], *, criterion: str, field: str, value: Any = None) -> None:
-        """A record chosen for a stated reason: named (the user named it), nearest, max/min/latest, match."""
+    def pick(
+        self,
+        result: Result,
+        record: Mapping[str, Any],
+        *,
+        criterion: str,
+        field: str,
+        value: Any = None,
+        among: Sequence[Mapping[str, Any]] | None = None,
+    ) -> None:
+        """A record chosen for a stated reason: named (the user named it), nearest, max/min/latest, match.
+
+        A named pick is unambiguous or it is not made: when another record of `among` (the records left once what
+        the request states narrowed them; by default every record of the step) has the same name, nothing tells
+        which one the user means, and the item is discarded rather than the first one taken by position."""
         shown = record.get(field) if value is None else value
+        if criterion == "named":
+            own = str(record.get(field, "")).strip()
+            same = [r for r in (result.records if among is None else among) if str(r.get(field, "")).strip() == own]
+            if len(same) > 1:
+                raise Discard("need.ambiguous", f"{len(same)} records named {own!r} ({field})")
         pick = {
             "kind": criterion,
             "criterion": criterion,
@@ -458,10 +517,20 @@ class Realised:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-async def realise(need: Need, verified: Verified, execute: Execute, *, seed: str, clock: str) -> Realised:
-    """Run the need's program; a failure leaves an Execution with ok False and the reason."""
+async def realise(
+    need: Need,
+    verified: Verified,
+    execute: Execute,
+    *,
+    seed: str,
+    clock: str,
+    usage: Counter | None = None,
+    memo: dict | None = None,
+) -> Realised:
+    """Run the need's program; a failure leaves an Execution with ok False and the reason. `usage`: the run's entry
+    values so far (Ctx.spread), shared by every need of the run; `memo`: the run's answers to reference lookups."""
     rng = random.Random(f"need:{need.id}:{seed}")
-    ctx = Ctx(need, verified, execute, rng, clock)
+    ctx = Ctx(need, verified, execute, rng, clock, usage, memo)
     outcome = None
     try:
         outcome = await need.program(ctx)
