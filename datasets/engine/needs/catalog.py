@@ -82,10 +82,13 @@ def last_month(moment: dt.datetime) -> tuple[str, int]:
 REGION_TRADES = Bind.of("get_stan_regin_cd_list", "region_cd", "get_rtms_data_svc_apt_trade", "LAWD_CD", "slice:0:5")
 REGION_RENT = Bind.of("get_stan_regin_cd_list", "region_cd", "get_rtms_data_svc_apt_rent", "LAWD_CD", "slice:0:5")
 REGION_DEV = Bind.of("get_stan_regin_cd_list", "region_cd", "get_rtms_data_svc_apt_trade_dev", "LAWD_CD", "slice:0:5")
+# The building register's 시군구 is the district's own code: a trade's sggCd only repeats the LAWD_CD it was asked
+# with (an echo, never a hop), so it comes from the district record, as the trades' LAWD_CD did.
+REGION_BUILDING = Bind.of("get_stan_regin_cd_list", "region_cd", "get_br_title_info", "sigunguCd", "slice:0:5")
 REGION_SIDO_TOUR = Bind.of("get_stan_regin_cd_list", "sido_cd", "area_based_list2", "lDongRegnCd")
 REGION_SGG_TOUR = Bind.of("get_stan_regin_cd_list", "sgg_cd", "area_based_list2", "lDongSignguCd")
-TM_X = Bind.of("get_tm_stdr_crdnt", "tmX", "get_nearby_msrstn_list", "tmX")
-TM_Y = Bind.of("get_tm_stdr_crdnt", "tmY", "get_nearby_msrstn_list", "tmY")
+# The dong's TM pair travels as one binding, as the graph verifies it (a coordinate is never bound alone).
+TM_PAIR = Bind.of("get_tm_stdr_crdnt", "tmX,tmY", "get_nearby_msrstn_list", "tmX,tmY", "pair")
 NEARBY_REALTIME = Bind.of("get_nearby_msrstn_list", "stationName", "get_msrstn_accto_rltm_mesure_dnsty", "stationName")
 
 
@@ -281,7 +284,7 @@ async def air_in_dong(ctx: Ctx) -> Outcome:
     nearby = await ctx.call(
         "get_nearby_msrstn_list",
         {"ver": "1.1"},
-        feed=[(TM_X, found, own[0]), (TM_Y, found, own[0])],  # the pair travels together, from one record
+        feed=[(TM_PAIR, found, own[0])],
     )
     air, nearest, latest = await realtime_air(ctx, nearby)
     text, short = air_sentence(ctx, air, nearest, latest)
@@ -691,7 +694,7 @@ async def apt_building(ctx: Ctx) -> Outcome:
         "get_br_title_info",
         {},
         feed=[
-            (Bind.of("get_rtms_data_svc_apt_trade_dev", "sggCd", "get_br_title_info", "sigunguCd"), trades, latest),
+            (REGION_BUILDING, region, own),
             (Bind.of("get_rtms_data_svc_apt_trade_dev", "umdCd", "get_br_title_info", "bjdongCd"), trades, latest),
             (Bind.of("get_rtms_data_svc_apt_trade_dev", "bonbun", "get_br_title_info", "bun"), trades, latest),
             (Bind.of("get_rtms_data_svc_apt_trade_dev", "bubun", "get_br_title_info", "ji"), trades, latest),
@@ -1248,7 +1251,7 @@ NEEDS: tuple[Need, ...] = (
         "air_in_dong",
         "air",
         SEQ,
-        (TM_X, TM_Y, NEARBY_REALTIME),
+        (TM_PAIR, NEARBY_REALTIME),
         air_in_dong,
         length=3,
     ),
@@ -1309,7 +1312,7 @@ NEEDS: tuple[Need, ...] = (
         SEQ,
         (
             REGION_DEV,
-            Bind.of("get_rtms_data_svc_apt_trade_dev", "sggCd", "get_br_title_info", "sigunguCd"),
+            REGION_BUILDING,
             Bind.of("get_rtms_data_svc_apt_trade_dev", "umdCd", "get_br_title_info", "bjdongCd"),
             Bind.of("get_rtms_data_svc_apt_trade_dev", "bonbun", "get_br_title_info", "bun"),
             Bind.of("get_rtms_data_svc_apt_trade_dev", "bubun", "get_br_title_info", "ji"),
