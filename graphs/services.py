@@ -720,6 +720,7 @@ class _RoundWorker:
         self.seed = run.params["seed"]
         self.since = run.state.get("since")
         self._pools: dict[tuple[int, int], list[dict[str, str]]] = {}
+        self._barren: dict[tuple[int, int], list[dict]] = {}  # inputs that gave a tool no records, by round
         self._spent: dict[tuple[int, int], list[dict]] = {}
         self._siblings: dict[tuple[int, int], list[CandidateEdge]] = {}
         self._domains: dict[int, tuple[dict[str, str], dict[str, str]]] = {}
@@ -830,6 +831,17 @@ class _RoundWorker:
         # this edge again (they stay in the tool's pool: other fields of the same records may be fine).
         spent = self._spent_inputs(trial.edge.pk, trial.number)
         pool = [inputs for inputs in pool if inputs not in spent] or pool
+        if trial.attempt % 2 == 1:
+            # Every other attempt calls A so that it lists (parent-level codes, no filter, ALL): a value its
+            # input already determines is an echo, and an edge is one only if even these hand back the input.
+            _, domains = self.tool_domains(tool)
+            barren = self._barren.get((tool.pk, trial.number), [])
+            listing: list[dict] = []
+            for inputs in pool:
+                widened = TR.listing_input(inputs, tool.parameters, domains, trial.edge.transform)
+                if widened is not None and widened not in listing and widened not in spent + barren:
+                    listing.append(widened)
+            pool = listing or pool
         if not pool:
             trial.outcome = (P.SKIPPED, "source.no_inputs")
             return None
@@ -1070,6 +1082,7 @@ class _RoundWorker:
                 .exclude(failure_class__in=(TR.FIELD_ABSENT, TR.DOMAIN_BY_REQUEST, TR.NO_VALID_VALUE))
                 .values_list("values", flat=True)
             ]
+            self._barren[key] = barren
             self._pools[key] = [inputs for inputs in pool if inputs not in barren] or pool
         return self._pools[key]
 
@@ -1394,6 +1407,8 @@ def _graph_rows(statuses: Iterable[str]) -> tuple[list[dict], list[dict]]:
                 # The field holds a value for B only when A's call had none of these (areaCode2's code), or
                 # not with these values (select_stdg's stdgCd is no 동 code with lv 1 or 2).
                 **_request_conditions(edge),
+                # Parameters of B bound beside it from the same record, and values it never binds (a 동 part 00000).
+                **_binding_conditions(edge),
                 "status": edge.status,
                 "alpha": round(edge.alpha, 4),
                 "beta": round(edge.beta, 4),
@@ -1404,6 +1419,19 @@ def _graph_rows(statuses: Iterable[str]) -> tuple[list[dict], list[dict]]:
             }
         )
     return list(nodes.values()), rows
+
+
+def _binding_conditions(edge: CandidateEdge) -> dict[str, Any]:
+    """The edge's companions (B's parameters bound beside it from the same record) and invalid patterns."""
+    tool = edge.target_tool
+    provider = tool.service.provider.code
+    params = {
+        info.name: D.infer(info.name, provider=provider, side="param", tool=tool.function_name)
+        for info in TR.param_infos(tool.parameters)
+    }
+    targets = (edge.domains or {}).get("target") or [params.get(p, D.UNKNOWN) for p in edge.target_params]
+    own = set(edge.target_params)
+    return D.binding_conditions(targets, {p: d for p, d in params.items() if p not in own})
 
 
 def _request_conditions(edge: CandidateEdge) -> dict[str, Any]:

@@ -208,6 +208,18 @@ class Link:
     transform: str = "identity"
     edge_id: int | None = None
     mean: float = 0.0
+    # Per bound parameter, a pattern of values that name nothing of its kind (a 시군구 row's 동 part 00000): a
+    # record whose value matches is never bound from (the edge was verified only on records that name a unit).
+    invalid: tuple[str, ...] = ()
+    # Other parameters of the target that must be bound from the same record (cat1 beside cat2).
+    companions: tuple[str, ...] = ()
+
+    def accepts(self, values: Sequence[str]) -> bool:
+        """False when a value read through the link names nothing of the parameter's kind."""
+        return not any(
+            pattern and re.fullmatch(pattern, str(value).strip())
+            for pattern, value in zip(self.invalid, values, strict=False)
+        )
 
 
 @dataclass(frozen=True)
@@ -315,7 +327,15 @@ class Plan:
         for raw in data["steps"]:
             raw = dict(raw)
             raw["links"] = tuple(
-                Link(tuple(k["fields"]), tuple(k["params"]), k["transform"], k.get("edge_id"), k.get("mean", 0.0))
+                Link(
+                    tuple(k["fields"]),
+                    tuple(k["params"]),
+                    k["transform"],
+                    k.get("edge_id"),
+                    k.get("mean", 0.0),
+                    tuple(k.get("invalid") or ()),
+                    tuple(k.get("companions") or ()),
+                )
                 for k in raw.get("links") or ()
             )
             raw["context"] = tuple(raw.get("context") or ())
@@ -402,7 +422,17 @@ def edge_links(
             continue
         if not fields or len(fields) != arity or len(params) != arity:
             continue
-        candidates.append(Link(fields, params, transform, binding.get("edge_id"), float(binding.get("mean") or 0.0)))
+        candidates.append(
+            Link(
+                fields,
+                params,
+                transform,
+                binding.get("edge_id"),
+                float(binding.get("mean") or 0.0),
+                tuple(binding.get("invalid") or ()),
+                tuple(binding.get("companions") or ()),
+            )
+        )
     candidates.sort(key=lambda k: (-k.mean, k.transform != "identity", k.params, k.fields))
     chosen: list[Link] = []
     taken: set[str] = set()
@@ -411,6 +441,10 @@ def edge_links(
             continue
         chosen.append(link)
         taken |= set(link.params)
+    # A value that needs companions (cat2 its cat1) goes only where they are bound from the same record too.
+    while any(set(link.companions) - taken for link in chosen):
+        chosen = [link for link in chosen if not set(link.companions) - taken]
+        taken = {p for link in chosen for p in link.params}
     return tuple(sorted(chosen, key=lambda k: k.params))
 
 
