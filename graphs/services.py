@@ -887,6 +887,12 @@ class _RoundWorker:
         siblings = self._sibling_values(edge, records[binding.record_index], set(binding.bound))
         trial.values.update(source_values=binding.source_values, bound=binding.bound, siblings=siblings)
         _, target_domains = self.tool_domains(edge.target_tool)
+        invalid = sorted(p for p, v in siblings.items() if not D.valid_value(target_domains.get(p, D.UNKNOWN), v))
+        if invalid:
+            # A 시군구 row gives a LAWD_CD but its 동 part 00000 names no bjdongCd: the record cannot fill B.
+            trial.values["siblings_invalid"] = invalid
+            trial.outcome = (P.SKIPPED, TR.NO_VALID_VALUE)
+            return None
         missing = D.missing_companions(
             dst, (target_domains.get(name, D.UNKNOWN) for name in siblings), target_domains.values()
         )
@@ -1422,7 +1428,10 @@ def _graph_rows(statuses: Iterable[str]) -> tuple[list[dict], list[dict]]:
 
 
 def _binding_conditions(edge: CandidateEdge) -> dict[str, Any]:
-    """The edge's companions (B's parameters bound beside it from the same record) and invalid patterns."""
+    """The edge's companions (B's parameters bound beside it from the same record) and invalid patterns. Where
+    a candidate from the same source fills a companion and held in trials (verified, or an echo: a value the
+    source's input already said is still the right one beside a new one), "companion_links" says how to read it
+    (select_stdg's stdgCd through slice:0:5 as sigunguCd beside its slice:5:10 as bjdongCd)."""
     tool = edge.target_tool
     provider = tool.service.provider.code
     params = {
@@ -1431,7 +1440,24 @@ def _binding_conditions(edge: CandidateEdge) -> dict[str, Any]:
     }
     targets = (edge.domains or {}).get("target") or [params.get(p, D.UNKNOWN) for p in edge.target_params]
     own = set(edge.target_params)
-    return D.binding_conditions(targets, {p: d for p, d in params.items() if p not in own})
+    conditions = D.binding_conditions(targets, {p: d for p, d in params.items() if p not in own})
+    links = []
+    held = (CandidateEdge.Status.VERIFIED, CandidateEdge.Status.ECHO)
+    for param in conditions["companions"]:
+        sibling = (
+            CandidateEdge.objects.filter(
+                source_tool_id=edge.source_tool_id, target_tool_id=edge.target_tool_id, target_param=param
+            )
+            .filter(status__in=held)
+            .order_by("-posterior_mean", "id")
+            .first()
+        )
+        if sibling is not None:
+            invalid = D.domain(params.get(param, D.UNKNOWN)).invalid
+            links.append(
+                {"param": param, "field": sibling.source_field, "transform": sibling.transform, "invalid": invalid}
+            )
+    return {**conditions, "companion_links": links}
 
 
 def _request_conditions(edge: CandidateEdge) -> dict[str, Any]:

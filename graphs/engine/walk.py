@@ -403,10 +403,13 @@ def edge_links(
     parameters of a's call and `args` the values known before it runs: a binding whose field means what it was
     verified as only without some of them (its `without`: TourAPI areaCode2's code is a 시군구 code once areaCode
     was given) or not with some values (its `unless`: select_stdg's stdgCd is no 동 code with lv 1 or 2; a value
-    not known yet counts as one of them) is left out."""
+    not known yet counts as one of them) is left out. A binding whose `companions` (cat1 beside cat2, sigunguCd
+    beside bjdongCd) are bound neither by another link nor by its `companion_links` (how to read them from the
+    same record; such a link has no edge id: it is no hop of its own) is left out too."""
     asked = {normalize(name) for name in given}
     known = {normalize(k): str(v) for k, v in (args or {}).items()}
     candidates = []
+    companion_links: dict[int, Sequence[Mapping[str, Any]]] = {}
     for binding in graph.edges[a, b].get("bindings") or ():
         if asked & {normalize(name) for name in binding.get("without") or ()}:
             continue
@@ -422,17 +425,17 @@ def edge_links(
             continue
         if not fields or len(fields) != arity or len(params) != arity:
             continue
-        candidates.append(
-            Link(
-                fields,
-                params,
-                transform,
-                binding.get("edge_id"),
-                float(binding.get("mean") or 0.0),
-                tuple(binding.get("invalid") or ()),
-                tuple(binding.get("companions") or ()),
-            )
+        link = Link(
+            fields,
+            params,
+            transform,
+            binding.get("edge_id"),
+            float(binding.get("mean") or 0.0),
+            tuple(binding.get("invalid") or ()),
+            tuple(binding.get("companions") or ()),
         )
+        candidates.append(link)
+        companion_links[id(link)] = binding.get("companion_links") or ()
     candidates.sort(key=lambda k: (-k.mean, k.transform != "identity", k.params, k.fields))
     chosen: list[Link] = []
     taken: set[str] = set()
@@ -441,7 +444,16 @@ def edge_links(
             continue
         chosen.append(link)
         taken |= set(link.params)
-    # A value that needs companions (cat2 its cat1) goes only where they are bound from the same record too.
+    # A value that needs companions (cat2 its cat1) goes only where they are bound from the same record too:
+    # by a link of their own, else as the binding's snapshot says to read them (an echo that held in trials).
+    for link in list(chosen):
+        for extra in companion_links.get(id(link), ()):
+            param = str(extra.get("param", ""))
+            if param and param not in taken and extra.get("field"):
+                transform = extra.get("transform") or "identity"
+                invalid = (str(extra.get("invalid") or ""),)
+                chosen.append(Link((str(extra["field"]),), (param,), transform, None, link.mean, invalid))
+                taken.add(param)
     while any(set(link.companions) - taken for link in chosen):
         chosen = [link for link in chosen if not set(link.companions) - taken]
         taken = {p for link in chosen for p in link.params}

@@ -235,6 +235,15 @@ def test_a_binding_needs_its_companions_bound_beside_it_and_never_binds_a_value_
     assert [k.edge_id for k in edge_links(graph, 1, 2)] == [1, 2, 3]
     # Without cat1's edge, cat2 and cat3 name no 분류 of their own: neither is bound.
     assert edge_links(build_graph([{"id": 1}, {"id": 2}], cats[1:]), 1, 2) == ()
+    # An echo that held in trials reads the companion from the same record: no hop of its own (no edge id).
+    sigungu = {"param": "sigunguCd", "field": "cat1", "transform": "slice:0:1", "invalid": "x"}
+    graph = build_graph(
+        [{"id": 1}, {"id": 2}], [{**cats[1], "companions": ["sigunguCd"], "companion_links": [sigungu]}]
+    )
+    assert [(k.params, k.edge_id, k.invalid) for k in edge_links(graph, 1, 2)] == [
+        (("cat2",), 2, ()),
+        (("sigunguCd",), None, ("x",)),
+    ]
     binding = {"source": 1, "target": 2, "field": "region_cd", "param": "bjdongCd", "transform": "slice:5:10"}
     graph = build_graph([{"id": 1}, {"id": 2}], [{**binding, "edge_id": 9, "invalid": ["0{5}"]}])
     (link,) = edge_links(graph, 1, 2)
