@@ -720,6 +720,7 @@ class _RoundWorker:
         self.seed = run.params["seed"]
         self.since = run.state.get("since")
         self._pools: dict[tuple[int, int], list[dict[str, str]]] = {}
+        self._barren: dict[tuple[int, int], list[dict]] = {}  # inputs that gave a tool no records, by round
         self._spent: dict[tuple[int, int], list[dict]] = {}
         self._siblings: dict[tuple[int, int], list[CandidateEdge]] = {}
         self._domains: dict[int, tuple[dict[str, str], dict[str, str]]] = {}
@@ -830,6 +831,17 @@ class _RoundWorker:
         # this edge again (they stay in the tool's pool: other fields of the same records may be fine).
         spent = self._spent_inputs(trial.edge.pk, trial.number)
         pool = [inputs for inputs in pool if inputs not in spent] or pool
+        if trial.attempt % 2 == 1:
+            # Every other attempt calls A so that it lists (parent-level codes, no filter, ALL): a value its
+            # input already determines is an echo, and an edge is one only if even these hand back the input.
+            _, domains = self.tool_domains(tool)
+            barren = self._barren.get((tool.pk, trial.number), [])
+            listing: list[dict] = []
+            for inputs in pool:
+                widened = TR.listing_input(inputs, tool.parameters, domains, trial.edge.transform)
+                if widened is not None and widened not in listing and widened not in spent + barren:
+                    listing.append(widened)
+            pool = listing or pool
         if not pool:
             trial.outcome = (P.SKIPPED, "source.no_inputs")
             return None
@@ -875,6 +887,12 @@ class _RoundWorker:
         siblings = self._sibling_values(edge, records[binding.record_index], set(binding.bound))
         trial.values.update(source_values=binding.source_values, bound=binding.bound, siblings=siblings)
         _, target_domains = self.tool_domains(edge.target_tool)
+        invalid = sorted(p for p, v in siblings.items() if not D.valid_value(target_domains.get(p, D.UNKNOWN), v))
+        if invalid:
+            # A 시군구 row gives a LAWD_CD but its 동 part 00000 names no bjdongCd: the record cannot fill B.
+            trial.values["siblings_invalid"] = invalid
+            trial.outcome = (P.SKIPPED, TR.NO_VALID_VALUE)
+            return None
         missing = D.missing_companions(
             dst, (target_domains.get(name, D.UNKNOWN) for name in siblings), target_domains.values()
         )
@@ -1070,6 +1088,7 @@ class _RoundWorker:
                 .exclude(failure_class__in=(TR.FIELD_ABSENT, TR.DOMAIN_BY_REQUEST, TR.NO_VALID_VALUE))
                 .values_list("values", flat=True)
             ]
+            self._barren[key] = barren
             self._pools[key] = [inputs for inputs in pool if inputs not in barren] or pool
         return self._pools[key]
 
@@ -1394,6 +1413,8 @@ def _graph_rows(statuses: Iterable[str]) -> tuple[list[dict], list[dict]]:
                 # The field holds a value for B only when A's call had none of these (areaCode2's code), or
                 # not with these values (select_stdg's stdgCd is no 동 code with lv 1 or 2).
                 **_request_conditions(edge),
+                # Parameters of B bound beside it from the same record, and values it never binds (a 동 part 00000).
+                **_binding_conditions(edge),
                 "status": edge.status,
                 "alpha": round(edge.alpha, 4),
                 "beta": round(edge.beta, 4),
@@ -1404,6 +1425,39 @@ def _graph_rows(statuses: Iterable[str]) -> tuple[list[dict], list[dict]]:
             }
         )
     return list(nodes.values()), rows
+
+
+def _binding_conditions(edge: CandidateEdge) -> dict[str, Any]:
+    """The edge's companions (B's parameters bound beside it from the same record) and invalid patterns. Where
+    a candidate from the same source fills a companion and held in trials (verified, or an echo: a value the
+    source's input already said is still the right one beside a new one), "companion_links" says how to read it
+    (select_stdg's stdgCd through slice:0:5 as sigunguCd beside its slice:5:10 as bjdongCd)."""
+    tool = edge.target_tool
+    provider = tool.service.provider.code
+    params = {
+        info.name: D.infer(info.name, provider=provider, side="param", tool=tool.function_name)
+        for info in TR.param_infos(tool.parameters)
+    }
+    targets = (edge.domains or {}).get("target") or [params.get(p, D.UNKNOWN) for p in edge.target_params]
+    own = set(edge.target_params)
+    conditions = D.binding_conditions(targets, {p: d for p, d in params.items() if p not in own})
+    links = []
+    held = (CandidateEdge.Status.VERIFIED, CandidateEdge.Status.ECHO)
+    for param in conditions["companions"]:
+        sibling = (
+            CandidateEdge.objects.filter(
+                source_tool_id=edge.source_tool_id, target_tool_id=edge.target_tool_id, target_param=param
+            )
+            .filter(status__in=held)
+            .order_by("-posterior_mean", "id")
+            .first()
+        )
+        if sibling is not None:
+            invalid = D.domain(params.get(param, D.UNKNOWN)).invalid
+            links.append(
+                {"param": param, "field": sibling.source_field, "transform": sibling.transform, "invalid": invalid}
+            )
+    return {**conditions, "companion_links": links}
 
 
 def _request_conditions(edge: CandidateEdge) -> dict[str, Any]:

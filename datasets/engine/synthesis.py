@@ -645,6 +645,9 @@ class _Run:
                 out = T.apply(link.transform, values)  # type: ignore[arg-type]
             except T.TransformError as exc:
                 raise Discard("binding.transform", f"{link.transform}: {exc}") from None
+            if not link.accepts(out):
+                # A 시군구 row's 동 part 00000 names no 동: the edge holds only for records that name a unit.
+                raise Discard("binding.invalid_value", f"{'+'.join(link.params)}={'+'.join(out)}")
             for param, value in zip(link.params, out, strict=True):
                 args[param] = value
                 bindings.append(

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from graphs.engine.names import is_control_param, normalize
 
@@ -199,8 +200,9 @@ DOMAINS: dict[str, Domain] = {
         _d("tour.content_id", "TourAPI 콘텐츠 ID", samples=("195400", "126508"), confusable="drug.item_seq"),
         _d("tour.content_type", "TourAPI 관광타입 ID", samples=("12", "14", "39"), confusable="tour.area"),
         _d("tour.cat1", "TourAPI 대분류", samples=("A01", "A02")),
-        _d("tour.cat2", "TourAPI 중분류", samples=("A0101", "A0202")),
-        _d("tour.cat3", "TourAPI 소분류", samples=("A01011000", "A02020700")),
+        # TourAPI filters cat2 only within its cat1, and cat3 within its cat1 and cat2: the parents go beside them.
+        _d("tour.cat2", "TourAPI 중분류", samples=("A0101", "A0202"), companions=("tour.cat1",)),
+        _d("tour.cat3", "TourAPI 소분류", samples=("A01011000", "A02020700"), companions=("tour.cat1", "tour.cat2")),
         # Health.
         _d("hira.ykiho", "심평원 암호화 요양기호", confusable="nmc.hpid", samples=()),
         _d("nmc.hpid", "국립중앙의료원 기관 ID", samples=("C1100001",), confusable="hira.ykiho"),
@@ -598,6 +600,17 @@ def valid_value(name: str, value: object) -> bool:
     """False for a value of the right shape that names nothing of the domain (a 동 part 00000)."""
     pattern = domain(name).invalid
     return not (pattern and re.fullmatch(pattern, str(value).strip()))
+
+
+def binding_conditions(target_domains: Sequence[str], params: Mapping[str, str]) -> dict[str, Any]:
+    """What a binding into parameters of `target_domains` needs beyond its own values, for snapshots and walks:
+    "companions", the other target parameters (of `params`, parameter -> domain) that must be bound from the same
+    source record (lDongRegnCd beside lDongSignguCd, cat1 beside cat2), and "invalid", per bound position a
+    pattern of values that name nothing of the kind (a 시군구 row's 동 part 00000): a record whose value matches
+    it is not bound from."""
+    wanted = {c for name in target_domains for c in domain(name).companions}
+    companions = sorted(param for param, name in params.items() if name in wanted)
+    return {"companions": companions, "invalid": [domain(name).invalid for name in target_domains]}
 
 
 def missing_companions(

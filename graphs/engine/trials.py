@@ -181,6 +181,54 @@ def source_inputs(schema: Mapping[str, Any], recorded: Iterable[Mapping[str, Any
     return pool
 
 
+# Values that make a source tool list every item of a kind rather than look one up (KOSIS's itmId=ALL).
+LIST_ALL: dict[str, str] = {"kosis.itm": "ALL", "kosis.obj_value": "ALL"}
+# A parameter that names the level a region code is listed at, by how many digits of the 10-digit code stay:
+# select_stdg's lv 2 lists the 시군구 of a 시도 code (2 digits), lv 3 the 읍면동 of a 시군구 code (5 digits).
+LEVEL_PARAMS: dict[str, dict[int, str]] = {"lv": {2: "2", 5: "3"}}
+REGION_CODES = ("bjd10", "bjd10.upper")
+
+
+def _slice_start(transform: str) -> int:
+    """Where the edge's transform starts reading a 10-digit code (5, the 동 part, for anything but a slice)."""
+    parts = transform.split(":")
+    if parts[0] == "slice" and len(parts) == 3 and parts[1].isdigit():
+        return int(parts[1])
+    return 5
+
+
+def listing_input(
+    inputs: Mapping[str, Any], schema: Mapping[str, Any], param_domains: Mapping[str, str], transform: str
+) -> dict[str, Any] | None:
+    """A source input whose answer the input does not already determine, so an echo is told from a link:
+    optional code filters dropped (청약 cond[HOUSE_MANAGE_NO::EQ]), KOSIS items ALL, and a 10-digit region code
+    raised above the part the edge reads where the request names the level to list (select_stdg's stdgCd
+    1111010300 with lv 3 becomes 1111000000 with lv 3 for a 동 slice, 1100000000 with lv 2 for a 시군구 slice).
+    None when nothing changes."""
+    required = set(schema.get("required") or ())
+    level = next((name for name in inputs if name in LEVEL_PARAMS), None)
+    keep = 2 if _slice_start(transform) < 5 else 5
+    out: dict[str, Any] = {}
+    for name, value in inputs.items():
+        domain = param_domains.get(name, D.UNKNOWN)
+        if name in LEVEL_PARAMS:
+            out.setdefault(name, value)  # set already where the code before it was raised
+        elif is_control_param(name) or domain == D.UNKNOWN:
+            out[name] = value
+        elif name not in required and D.chainable(domain) and not D.is_coordinate(domain):
+            continue  # an optional filter: without it the tool lists
+        elif domain in LIST_ALL:
+            out[name] = LIST_ALL[domain]
+        elif domain in REGION_CODES and level and isinstance(value, str) and len(value) == 10 and value.isdigit():
+            raised = value[:keep] + "0" * (10 - keep)
+            out[name] = raised
+            if raised != value:
+                out[level] = LEVEL_PARAMS[level][keep]
+        else:
+            out[name] = value
+    return out if out != dict(inputs) else None
+
+
 def record_value(record: Mapping[str, Any], path: str) -> Any:
     value: Any = record
     for part in path.split("."):

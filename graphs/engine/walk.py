@@ -208,6 +208,18 @@ class Link:
     transform: str = "identity"
     edge_id: int | None = None
     mean: float = 0.0
+    # Per bound parameter, a pattern of values that name nothing of its kind (a 시군구 row's 동 part 00000): a
+    # record whose value matches is never bound from (the edge was verified only on records that name a unit).
+    invalid: tuple[str, ...] = ()
+    # Other parameters of the target that must be bound from the same record (cat1 beside cat2).
+    companions: tuple[str, ...] = ()
+
+    def accepts(self, values: Sequence[str]) -> bool:
+        """False when a value read through the link names nothing of the parameter's kind."""
+        return not any(
+            pattern and re.fullmatch(pattern, str(value).strip())
+            for pattern, value in zip(self.invalid, values, strict=False)
+        )
 
 
 @dataclass(frozen=True)
@@ -315,7 +327,15 @@ class Plan:
         for raw in data["steps"]:
             raw = dict(raw)
             raw["links"] = tuple(
-                Link(tuple(k["fields"]), tuple(k["params"]), k["transform"], k.get("edge_id"), k.get("mean", 0.0))
+                Link(
+                    tuple(k["fields"]),
+                    tuple(k["params"]),
+                    k["transform"],
+                    k.get("edge_id"),
+                    k.get("mean", 0.0),
+                    tuple(k.get("invalid") or ()),
+                    tuple(k.get("companions") or ()),
+                )
                 for k in raw.get("links") or ()
             )
             raw["context"] = tuple(raw.get("context") or ())
@@ -383,10 +403,13 @@ def edge_links(
     parameters of a's call and `args` the values known before it runs: a binding whose field means what it was
     verified as only without some of them (its `without`: TourAPI areaCode2's code is a 시군구 code once areaCode
     was given) or not with some values (its `unless`: select_stdg's stdgCd is no 동 code with lv 1 or 2; a value
-    not known yet counts as one of them) is left out."""
+    not known yet counts as one of them) is left out. A binding whose `companions` (cat1 beside cat2, sigunguCd
+    beside bjdongCd) are bound neither by another link nor by its `companion_links` (how to read them from the
+    same record; such a link has no edge id: it is no hop of its own) is left out too."""
     asked = {normalize(name) for name in given}
     known = {normalize(k): str(v) for k, v in (args or {}).items()}
     candidates = []
+    companion_links: dict[int, Sequence[Mapping[str, Any]]] = {}
     for binding in graph.edges[a, b].get("bindings") or ():
         if asked & {normalize(name) for name in binding.get("without") or ()}:
             continue
@@ -402,7 +425,17 @@ def edge_links(
             continue
         if not fields or len(fields) != arity or len(params) != arity:
             continue
-        candidates.append(Link(fields, params, transform, binding.get("edge_id"), float(binding.get("mean") or 0.0)))
+        link = Link(
+            fields,
+            params,
+            transform,
+            binding.get("edge_id"),
+            float(binding.get("mean") or 0.0),
+            tuple(binding.get("invalid") or ()),
+            tuple(binding.get("companions") or ()),
+        )
+        candidates.append(link)
+        companion_links[id(link)] = binding.get("companion_links") or ()
     candidates.sort(key=lambda k: (-k.mean, k.transform != "identity", k.params, k.fields))
     chosen: list[Link] = []
     taken: set[str] = set()
@@ -411,6 +444,19 @@ def edge_links(
             continue
         chosen.append(link)
         taken |= set(link.params)
+    # A value that needs companions (cat2 its cat1) goes only where they are bound from the same record too:
+    # by a link of their own, else as the binding's snapshot says to read them (an echo that held in trials).
+    for link in list(chosen):
+        for extra in companion_links.get(id(link), ()):
+            param = str(extra.get("param", ""))
+            if param and param not in taken and extra.get("field"):
+                transform = extra.get("transform") or "identity"
+                invalid = (str(extra.get("invalid") or ""),)
+                chosen.append(Link((str(extra["field"]),), (param,), transform, None, link.mean, invalid))
+                taken.add(param)
+    while any(set(link.companions) - taken for link in chosen):
+        chosen = [link for link in chosen if not set(link.companions) - taken]
+        taken = {p for link in chosen for p in link.params}
     return tuple(sorted(chosen, key=lambda k: k.params))
 
 

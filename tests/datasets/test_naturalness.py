@@ -329,3 +329,11 @@ def test_the_planner_balances_domains_and_caps_each_template():
 def test_bind_keys_match_the_snapshot_format():
     bind = Bind.of("area_based_list2", "mapx,mapy", "get_vilage_fcst", "nx,ny", "project:wgs84:kma")
     assert bind.key == ("area_based_list2", ("mapx", "mapy"), "get_vilage_fcst", ("nx", "ny"), "project:wgs84:kma")
+
+
+def test_a_need_binding_keeps_the_values_its_edge_never_binds():
+    edges = [("get_stan_regin_cd_list", "region_cd", "get_br_title_info", "bjdongCd", "slice:5:10")]
+    graph, tools = _graph(edges)
+    graph.edges[1, 0]["bindings"][0]["invalid"] = ["0{5}"]  # as the snapshot carries it (names sorted)
+    link = Verified(graph, tools).link(Bind.of(*edges[0]))
+    assert link.accepts(["10300"]) and not link.accepts(["00000"])  # a 시군구 row's 동 part names no 동

@@ -62,10 +62,17 @@ ECHOES = [
     ("validate", "b_no", "status", "b_no", "identity"),
 ]
 
-# A 동 that select_stdg listed for stdgCd=1111000000 gives, through a prefix slice, only what the request said.
+# A 동 that select_stdg listed for stdgCd=1111000000 gives, through a prefix slice, only what the request said;
+# the 시도 part stays what the request said even called one level up (no code above a 시도 lists them).
 ECHOES += [
     ("select_stdg_ppltn_hh_stus", "stdgCd", "area_based_list2", "lDongRegnCd", "slice:0:2"),
+]
+
+# Called one level up (a 시도 code with lv=2, KOSIS items ALL) the same fields list new values: hops, not echoes.
+LISTED = [
     ("select_stdg_ppltn_hh_stus", "stdgCd", "get_rtms_data_svc_apt_trade", "LAWD_CD", "slice:0:5"),
+    ("select_stdg_ppltn_hh_stus", "stdgCd", "area_based_list2", "lDongSignguCd", "slice:2:5"),
+    ("statistics_parameter_data", "ITM_ID", "statistics_data", "itmId", "identity"),
 ]
 
 # 0/1 flags and names that mean something only beside the key they qualify, which no sibling binds from the
@@ -149,6 +156,7 @@ def test_a_run_over_the_bundled_catalog_verifies_the_documented_chains_and_survi
     assert report.created > 200
     documented = [find_edge(*key) for key in DOCUMENTED]
     echoes = [find_edge(*key) for key in ECHOES]
+    listed = [find_edge(*key) for key in LISTED]
     untestable = [find_edge(*key) for key in UNTESTABLE]
     planted = [plant(catalog, *key) for key in PLANTED]
     # Wrong-domain links are never proposed; planted by hand, they are pruned before any call, with the reason.
@@ -171,6 +179,8 @@ def test_a_run_over_the_bundled_catalog_verifies_the_documented_chains_and_survi
     assert not failed, f"documented chains not verified: {failed}"
     not_echo = {str(e): verdicts[e.pk] for e in echoes if verdicts[e.pk] != "echo"}
     assert not not_echo, f"echoes not marked: {not_echo}"
+    not_listed = {str(e): verdicts[e.pk] for e in listed if verdicts[e.pk] != "verified"}
+    assert not not_listed, f"links found only by listing calls not verified: {not_listed}"
     for edge in untestable:
         edge.refresh_from_db()
         assert edge.status == "untestable" and "target.negative_needs_user_values" in edge.reason, edge.reason

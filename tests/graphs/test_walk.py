@@ -225,6 +225,33 @@ def test_a_binding_that_fails_for_some_values_of_a_parameter_is_walked_only_with
     assert [k.edge_id for k in edge_links(graph, 1, 2, given={"stdgCd"})] == [9]
 
 
+def test_a_binding_needs_its_companions_bound_beside_it_and_never_binds_a_value_that_names_nothing():
+    cats = [
+        {"source": 1, "target": 2, "field": "cat1", "param": "cat1", "edge_id": 1, "mean": 0.9},
+        {"source": 1, "target": 2, "field": "cat2", "param": "cat2", "edge_id": 2, "companions": ["cat1"]},
+        {"source": 1, "target": 2, "field": "cat3", "param": "cat3", "edge_id": 3, "companions": ["cat1", "cat2"]},
+    ]
+    graph = build_graph([{"id": 1}, {"id": 2}], cats)
+    assert [k.edge_id for k in edge_links(graph, 1, 2)] == [1, 2, 3]
+    # Without cat1's edge, cat2 and cat3 name no 분류 of their own: neither is bound.
+    assert edge_links(build_graph([{"id": 1}, {"id": 2}], cats[1:]), 1, 2) == ()
+    # An echo that held in trials reads the companion from the same record: no hop of its own (no edge id).
+    sigungu = {"param": "sigunguCd", "field": "cat1", "transform": "slice:0:1", "invalid": "x"}
+    graph = build_graph(
+        [{"id": 1}, {"id": 2}], [{**cats[1], "companions": ["sigunguCd"], "companion_links": [sigungu]}]
+    )
+    assert [(k.params, k.edge_id, k.invalid) for k in edge_links(graph, 1, 2)] == [
+        (("cat2",), 2, ()),
+        (("sigunguCd",), None, ("x",)),
+    ]
+    binding = {"source": 1, "target": 2, "field": "region_cd", "param": "bjdongCd", "transform": "slice:5:10"}
+    graph = build_graph([{"id": 1}, {"id": 2}], [{**binding, "edge_id": 9, "invalid": ["0{5}"]}])
+    (link,) = edge_links(graph, 1, 2)
+    assert link.accepts(["10300"]) and not link.accepts(["00000"])  # a 시군구 row's 동 part names no 동
+    plan = Plan.from_dict({"steps": [{"index": 0, "tool": 1, "name": "b", "links": [link.__dict__]}]})
+    assert plan.steps[0].links == (link,)
+
+
 @pytest.mark.parametrize(
     ("path", "type_", "description", "example", "kind"),
     [

@@ -91,6 +91,7 @@ class Verified:
         for meta in (entry_tools or {}).values():
             self.tools.setdefault(meta.name, meta)
         self.edges: dict[tuple, tuple[int | None, float]] = {}
+        self.invalid: dict[tuple, tuple[str, ...]] = {}  # per binding, values it never binds (a 동 part 00000)
         for a, b, data in graph.edges(data=True):
             if a not in tools or b not in tools:
                 continue
@@ -101,6 +102,7 @@ class Verified:
                 params = tuple(p.strip() for p in str(binding.get("param", "")).split(",") if p.strip())
                 key = (tools[a].name, fields, tools[b].name, params, binding.get("transform") or "identity")
                 self.edges[key] = (binding.get("edge_id"), float(binding.get("mean") or 0.0))
+                self.invalid[key] = tuple(binding.get("invalid") or ())
 
     def available(self, need: Need) -> bool:
         targets = {b.target for b in need.binds} | {b.source for b in need.binds}
@@ -114,7 +116,7 @@ class Verified:
         if bind.key not in self.edges:
             raise Unavailable(f"{bind.source}.{'+'.join(bind.fields)} -> {bind.target}.{'+'.join(bind.params)}")
         edge_id, mean = self.edges[bind.key]
-        return Link(bind.fields, bind.params, bind.transform, edge_id, mean)
+        return Link(bind.fields, bind.params, bind.transform, edge_id, mean, self.invalid.get(bind.key, ()))
 
 
 @dataclass
@@ -246,6 +248,8 @@ class Ctx:
                 out = T.apply(bind.transform, [str(v).strip() for v in values])  # type: ignore[arg-type]
             except T.TransformError as exc:
                 raise Discard("binding.transform", f"{bind.transform}: {exc}") from None
+            if not link.accepts(out):
+                raise Discard("binding.invalid_value", f"{bind.target}.{'+'.join(bind.params)}={'+'.join(out)}")
             for param, value in zip(bind.params, out, strict=True):
                 arguments[param] = value
                 bindings.append(

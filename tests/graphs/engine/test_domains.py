@@ -207,3 +207,13 @@ def test_values_of_the_right_shape_that_name_nothing_are_invalid():
     assert not D.valid_value("sgg5", "11000") and D.valid_value("sgg5", "11110")
     assert not D.valid_value("ldong.sgg3", "000") and D.valid_value("ldong.sgg3", "110")
     assert D.valid_value("bjd10", "1100000000")  # a 시도's own 법정동 code is a real one
+
+
+def test_tour_categories_need_their_parents_and_a_binding_states_its_conditions():
+    # TourAPI filters cat2 only within its cat1 and cat3 within cat1 and cat2.
+    assert D.missing_companions(["tour.cat2"], [], ["tour.cat1", "tour.cat2"]) == ["tour.cat1"]
+    assert D.missing_companions(["tour.cat3"], ["tour.cat1"], ["tour.cat1", "tour.cat2"]) == ["tour.cat2"]
+    params = {"cat1": "tour.cat1", "cat2": "tour.cat2", "areaCode": "tour.area"}
+    assert D.binding_conditions(["tour.cat3"], params) == {"companions": ["cat1", "cat2"], "invalid": [""]}
+    conditions = D.binding_conditions(["umd5"], {"sigunguCd": "sgg5"})
+    assert conditions == {"companions": ["sigunguCd"], "invalid": ["0{5}"]}

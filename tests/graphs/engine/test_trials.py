@@ -167,3 +167,24 @@ def test_a_binding_skips_rows_whose_value_names_nothing_of_the_target_kind():
     assert bound.bound == {"LAWD_CD": "11110"}
     dong = TR.bind([*rows, {"stdgCd": "1111010300"}], ["stdgCd"], ["bjdongCd"], "slice:5:10", rng_for("t", 3), ["umd5"])
     assert dong.bound == {"bjdongCd": "10300"}
+
+
+def test_a_listing_input_lets_the_tool_list_instead_of_echoing_its_input():
+    stdg = {"required": ["stdgCd", "srchFrYm", "lv"], "properties": {}}
+    domains = {"stdgCd": "bjd10", "srchFrYm": "date.ym", "lv": "option"}
+    dong = {"stdgCd": "1111010300", "srchFrYm": "202609", "lv": "3"}
+    # A 동 slice is read from the 읍면동 of the 시군구 above; a 시군구 slice from the 시군구 of the 시도 above.
+    assert TR.listing_input(dong, stdg, domains, "slice:5:10") == {**dong, "stdgCd": "1111000000"}
+    assert TR.listing_input(dong, stdg, domains, "slice:0:5") == {**dong, "stdgCd": "1100000000", "lv": "2"}
+    assert TR.listing_input(dong, stdg, domains, "slice:2:5")["lv"] == "2"
+    assert TR.listing_input({**dong, "stdgCd": "1111000000"}, stdg, domains, "slice:5:10") is None
+    # A 10-digit code is raised only where the request names the level to list (Juso's admCd looks one up).
+    assert TR.listing_input({"admCd": "1111010300"}, {"required": ["admCd"]}, {"admCd": "bjd10"}, "identity") is None
+    # KOSIS lists every item with ALL; an optional 청약 filter is dropped; paging and unknowns stay.
+    kosis = {"orgId": "101", "tblId": "DT_1B040A3", "itmId": "T20", "objL1": "11"}
+    kosis_domains = {"orgId": "kosis.org", "tblId": "kosis.tbl", "itmId": "kosis.itm", "objL1": "kosis.obj_value"}
+    required = {"required": list(kosis)}
+    assert TR.listing_input(kosis, required, kosis_domains, "identity") == {**kosis, "itmId": "ALL", "objL1": "ALL"}
+    mdl = {"cond[HOUSE_MANAGE_NO::EQ]": "2026011013", "perPage": "10", "x": "1"}
+    mdl_domains = {"cond[HOUSE_MANAGE_NO::EQ]": "applyhome.house_manage_no"}
+    assert TR.listing_input(mdl, {}, mdl_domains, "identity") == {"perPage": "10", "x": "1"}
