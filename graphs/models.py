@@ -24,9 +24,9 @@ class CandidateEdge(models.Model):
         PRUNED = "pruned", _("pruned")
         # The source field only returned the call's own input (same value or a known projection of it): the
         # link proves nothing and is never a hop.
-        ECHO = "echo", "echo (returns its input)"
+        ECHO = "echo", _("echo (returns its input)")
         # Every trial was skipped (the target lacked a required value, the source never answered): no evidence.
-        UNTESTABLE = "untestable", "untestable"
+        UNTESTABLE = "untestable", _("untestable")
 
     class Proposer(models.TextChoices):
         RULES = "rules", "rules"

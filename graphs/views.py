@@ -74,7 +74,7 @@ def index(request):
             "counts": counts,
             "total": sum(counts.values()),
             "statuses": statuses,
-            "status_choices": [(s, STATUS_COLOURS[s]) for s in CandidateEdge.Status.values],
+            "status_choices": [(s, label, STATUS_COLOURS[s]) for s, label in CandidateEdge.Status.choices],
             "providers": providers(),
             "provider": provider,
             "domain": domain,

@@ -88,11 +88,11 @@ class Job(models.Model):
 class RunStatus(models.TextChoices):
     """The one status set of every run model (synthesis, verification, evaluation, training)."""
 
-    PENDING = "pending", "pending"  # created or queued, its job not yet started
-    RUNNING = "running", "running"
-    STOPPED = "stopped", "stopped"  # cancelled or interrupted; the stored work stays
-    FAILED = "failed", "failed"  # ended on an error; `error` says why
-    FINISHED = "finished", "finished"
+    PENDING = "pending", _("pending")  # created or queued, its job not yet started
+    RUNNING = "running", _("running")
+    STOPPED = "stopped", _("stopped")  # cancelled or interrupted; the stored work stays
+    FAILED = "failed", _("failed")  # ended on an error; `error` says why
+    FINISHED = "finished", _("finished")
 
 
 class Run(models.Model):
