@@ -50,6 +50,26 @@ def _d(name, label, chainable=True, samples=(), confusable="", group="", compani
     return Domain(name, label, chainable, tuple(samples), confusable, group, tuple(companions), invalid)
 
 
+# 시 divided into 구 (수원시, 성남시, 청주시, 창원시 …): their own 5-digit code names no unit that MOLIT's 실거래가
+# (LAWD_CD) or the building register (sigunguCd) index, which answer it with 0 rows; their 구 (41111 장안구) are
+# the units. The current (not abolished) 시군구 rows of the 법정동 table (/work/shared/data/bdong_codes.csv, the
+# sandbox's seeds/bdong_codes.csv.gz) that have 구 rows under their name, as tests/graphs/test_domains_region.py
+# derives them again from the table.
+CITIES_WITH_GU: tuple[str, ...] = (
+    "41110",
+    "41130",
+    "41170",
+    "41190",
+    "41270",
+    "41280",
+    "41460",
+    "43110",
+    "44130",
+    "47110",
+    "48120",
+    "52110",
+)
+
 DOMAINS: dict[str, Domain] = {
     d.name: d
     for d in (
@@ -61,7 +81,8 @@ DOMAINS: dict[str, Domain] = {
             "시군구코드 5자리 (법정동 앞 5자리, LAWD_CD)",
             samples=("11110", "11680", "26110"),
             confusable="hira.sggu",
-            invalid=r"\d\d000",
+            # A 시도 row's 11000, or a 시 whose 구 are the units (41110 수원시): neither is a LAWD_CD or sigunguCd.
+            invalid=r"\d\d000|" + "|".join(CITIES_WITH_GU),
         ),
         _d(
             "umd5",
@@ -138,14 +159,15 @@ DOMAINS: dict[str, Domain] = {
         # Addresses (Juso) and lots (건축물대장).
         _d("juso.rn_mgt_sn", "도로명코드 12자리", samples=("111103100012", "116804166727")),
         _d("juso.udrt", "지하여부 (0 지상, 1 지하)", samples=("0", "1"), companions=("juso.rn_mgt_sn",)),
-        _d("juso.buld_mnnm", "건물본번", samples=("12", "58", "1")),
+        _d("juso.buld_mnnm", "건물본번", samples=("12", "58", "1"), companions=("juso.rn_mgt_sn",)),
         _d("juso.buld_slno", "건물부번", samples=("0", "1"), companions=("juso.rn_mgt_sn",)),
         _d("lot.plat_gb", "대지구분 (0 대지, 1 산)", samples=("0", "1"), companions=("lot.bun4",)),
         _d("lot.bun", "지번 본번 (번지, 앞 0 없음)", samples=("23", "12", "459")),
         _d("lot.ji", "지번 부번 (호, 앞 0 없음)", samples=("0", "4", "59")),
         # No confusion control between 본번 and 부번: they share one value space (a 부번 0004 is also a real
         # 본번), so B answering it proves nothing, and the verdict would hang on which sample was drawn.
-        _d("lot.bun4", "지번 본번 4자리 (0023)", samples=("0023", "0012", "0459")),
+        # A 본번 names a lot only inside its 시군구 and 법정동, read from the same record.
+        _d("lot.bun4", "지번 본번 4자리 (0023)", samples=("0023", "0012", "0459"), companions=("sgg5", "umd5")),
         _d("lot.ji4", "지번 부번 4자리 (0004)", samples=("0000", "0004", "0059"), companions=("lot.bun4",)),
         _d("address.keyword", "주소 검색어", chainable=False),
         _d("address.text", "주소 (문장)", chainable=False),
@@ -181,7 +203,12 @@ DOMAINS: dict[str, Domain] = {
         _d("tago.route", "TAGO 노선 ID", samples=("DJB30300004", "DJB30300056"), confusable="tago.node"),
         _d("tago.node_name", "TAGO 정류소명", samples=("대전시청", "전통시장"), confusable="tago.route_no"),
         _d(
-            "tago.node_no", "TAGO 정류소 번호 (모바일 단축번호)", samples=("44810", "45730"), confusable="tago.route_no"
+            "tago.node_no",
+            "TAGO 정류소 번호 (모바일 단축번호)",
+            samples=("44810", "45730"),
+            confusable="tago.route_no",
+            # Stop numbers repeat across cities (2296 is a stop of 청주 and of 세종): one means a stop with its city.
+            companions=("tago.city",),
         ),
         _d("tago.route_no", "버스 노선번호", chainable=False),
         _d("tago.city_name", "TAGO 도시명", chainable=False),
@@ -198,7 +225,14 @@ DOMAINS: dict[str, Domain] = {
         _d("subway.station_name_full", "지하철 역사명 ('역' 포함)", chainable=False),
         # Tourism.
         _d("tour.content_id", "TourAPI 콘텐츠 ID", samples=("195400", "126508"), confusable="drug.item_seq"),
-        _d("tour.content_type", "TourAPI 관광타입 ID", samples=("12", "14", "39"), confusable="tour.area"),
+        # A content's type is its own: detailIntro2 answers a contentId only with the contentTypeId of the same record.
+        _d(
+            "tour.content_type",
+            "TourAPI 관광타입 ID",
+            samples=("12", "14", "39"),
+            confusable="tour.area",
+            companions=("tour.content_id",),
+        ),
         _d("tour.cat1", "TourAPI 대분류", samples=("A01", "A02")),
         # TourAPI filters cat2 only within its cat1, and cat3 within its cat1 and cat2: the parents go beside them.
         _d("tour.cat2", "TourAPI 중분류", samples=("A0101", "A0202"), companions=("tour.cat1",)),
@@ -237,9 +271,22 @@ DOMAINS: dict[str, Domain] = {
         ),
         _d("applyhome.house_name", "청약 주택명", chainable=False),
         _d("kosis.org", "KOSIS 기관 ID", samples=("101", "116"), confusable="kosis.itm"),
-        _d("kosis.tbl", "KOSIS 통계표 ID", samples=("DT_1B040A3", "DT_1IN1502"), confusable="kosis.org"),
+        # A 통계표 ID is an 기관's own, and an item ID (T21) names an item only inside its table.
+        _d(
+            "kosis.tbl",
+            "KOSIS 통계표 ID",
+            samples=("DT_1B040A3", "DT_1IN1502"),
+            confusable="kosis.org",
+            companions=("kosis.org",),
+        ),
         _d("kosis.obj", "KOSIS 분류 ID", samples=("A", "ITEM"), confusable="kosis.itm"),
-        _d("kosis.itm", "KOSIS 분류값/항목 ID", samples=("T20", "T21"), confusable="kosis.obj"),
+        _d(
+            "kosis.itm",
+            "KOSIS 분류값/항목 ID",
+            samples=("T20", "T21"),
+            confusable="kosis.obj",
+            companions=("kosis.org", "kosis.tbl"),
+        ),
         _d("kosis.obj_value", "KOSIS 분류값 코드 (objL)", samples=("11", "26"), confusable="kosis.itm"),
         _d("kosis.search", "KOSIS 검색어", chainable=False),
         # Context values: the user's choice, never a key another API looks up.

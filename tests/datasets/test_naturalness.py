@@ -337,3 +337,52 @@ def test_a_need_binding_keeps_the_values_its_edge_never_binds():
     graph.edges[1, 0]["bindings"][0]["invalid"] = ["0{5}"]  # as the snapshot carries it (names sorted)
     link = Verified(graph, tools).link(Bind.of(*edges[0]))
     assert link.accepts(["10300"]) and not link.accepts(["00000"])  # a 시군구 row's 동 part names no 동
+
+
+def test_a_need_binds_a_value_only_with_its_companions_from_the_same_record():
+    import asyncio
+    import random
+
+    from datasets.engine.needs.runtime import Ctx, Result
+
+    trades = ("get_rtms_data_svc_apt_trade_dev", "get_stan_regin_cd_list")
+    edges = [
+        (trades[0], "bonbun", "get_br_title_info", "bun", "identity"),
+        (trades[0], "umdCd", "get_br_title_info", "bjdongCd", "identity"),
+        (trades[1], "region_cd", "get_br_title_info", "sigunguCd", "slice:0:5"),
+        (trades[1], "region_cd", trades[0], "LAWD_CD", "slice:0:5"),
+    ]
+    graph, tools = _graph(edges)
+    for _, _, data in graph.edges(data=True):
+        for binding in data["bindings"]:
+            if binding["param"] == "bun":  # as the snapshot carries it
+                binding["companions"] = ["bjdongCd", "sigunguCd"]
+    verified = Verified(graph, tools)
+    assert verified.link(Bind.of(*edges[0])).companions == ("bjdongCd", "sigunguCd")
+
+    from datasets.engine.synthesis import Discard
+
+    async def execute(meta, arguments):
+        raise RuntimeError(f"called with {arguments}")
+
+    need = next(n for n in NEEDS if n.id == "apt_building")
+    district = Result(0, [], [{"region_cd": "1168000000"}, {"region_cd": "1111000000"}])
+    trade = {"bonbun": "0012", "umdCd": "10300"}
+    ctx = Ctx(need, verified, execute, random.Random(1), "2026-10-01T09:00:00+09:00")
+    ctx.origins[1] = {(0, id(district.records[0]))}  # the trades were asked for 강남구's LAWD_CD
+    ctx.rounds.update({0: 0, 1: 1})
+    deals = Result(1, [], [trade])
+    feed = [(Bind.of(*edges[1]), deals, trade), (Bind.of(*edges[0]), deals, trade)]
+    # 종로구's code beside a 강남구 trade's 본번: another lot, never bound.
+    stray = feed + [(Bind.of(*edges[2]), district, district.records[1])]
+    with pytest.raises(ValueError, match="sigunguCd bound from the same record"):
+        asyncio.run(ctx.call("get_br_title_info", {}, feed=stray))
+    # 강남구's code, read from the record the trades were asked with, and the trade's own 동: the call is made.
+    good = feed + [(Bind.of(*edges[2]), district, district.records[0])]
+    with pytest.raises(Discard, match="'bun': '0012', 'sigunguCd': '11680'"):
+        asyncio.run(ctx.call("get_br_title_info", {}, feed=good))
+    # No 동 at all: never bound.
+    with pytest.raises(ValueError, match="bjdongCd"):
+        asyncio.run(
+            ctx.call("get_br_title_info", {}, feed=feed[1:] + [(Bind.of(*edges[2]), district, district.records[0])])
+        )

@@ -92,6 +92,7 @@ class Verified:
             self.tools.setdefault(meta.name, meta)
         self.edges: dict[tuple, tuple[int | None, float]] = {}
         self.invalid: dict[tuple, tuple[str, ...]] = {}  # per binding, values it never binds (a 동 part 00000)
+        self.companions: dict[tuple, tuple[str, ...]] = {}  # per binding, B's parameters bound beside it (본번's 동)
         for a, b, data in graph.edges(data=True):
             if a not in tools or b not in tools:
                 continue
@@ -103,6 +104,7 @@ class Verified:
                 key = (tools[a].name, fields, tools[b].name, params, binding.get("transform") or "identity")
                 self.edges[key] = (binding.get("edge_id"), float(binding.get("mean") or 0.0))
                 self.invalid[key] = tuple(binding.get("invalid") or ())
+                self.companions[key] = tuple(binding.get("companions") or ())
 
     def available(self, need: Need) -> bool:
         targets = {b.target for b in need.binds} | {b.source for b in need.binds}
@@ -116,7 +118,15 @@ class Verified:
         if bind.key not in self.edges:
             raise Unavailable(f"{bind.source}.{'+'.join(bind.fields)} -> {bind.target}.{'+'.join(bind.params)}")
         edge_id, mean = self.edges[bind.key]
-        return Link(bind.fields, bind.params, bind.transform, edge_id, mean, self.invalid.get(bind.key, ()))
+        return Link(
+            bind.fields,
+            bind.params,
+            bind.transform,
+            edge_id,
+            mean,
+            self.invalid.get(bind.key, ()),
+            self.companions.get(bind.key, ()),
+        )
 
 
 @dataclass
@@ -167,6 +177,9 @@ class Ctx:
         self.requested: list[dict[str, Any]] = []  # values the request asks for: {label, value(s)}
         self.lists: list[dict[str, Any]] = []  # {step, total, shown, criterion}
         self.fed: set[int] = set()  # steps whose values a later call used
+        # Per step, the records (step, id) its call was fed from: a companion may come from the bound value's own
+        # record or from the record that record's call was asked with (a trade's district, for its 본번).
+        self.origins: dict[int, set[tuple[int, int]]] = {}
 
     # -- choosing
 
@@ -236,6 +249,8 @@ class Ctx:
         bindings: list[dict[str, Any]] = []
         links = []
         parents = []
+        origin_of: dict[str, tuple[int, int]] = {}  # parameter -> the record it was bound from
+        checks: list[tuple[Bind, Link, tuple[int, int]]] = []
         for bind, source, record in feed:
             if bind.target != tool:
                 raise ValueError(f"bind into {bind.target} used for {tool}")
@@ -250,8 +265,11 @@ class Ctx:
                 raise Discard("binding.transform", f"{bind.transform}: {exc}") from None
             if not link.accepts(out):
                 raise Discard("binding.invalid_value", f"{bind.target}.{'+'.join(bind.params)}={'+'.join(out)}")
+            origin = (source.step, id(record))
+            checks.append((bind, link, origin))
             for param, value in zip(bind.params, out, strict=True):
                 arguments[param] = value
+                origin_of[param] = origin
                 bindings.append(
                     {
                         "param": param,
@@ -288,8 +306,19 @@ class Ctx:
         for param, value in list(arguments.items()):  # one value bound into an array parameter: a one-item array
             if (meta.properties.get(param) or {}).get("type") == "array" and not isinstance(value, list):
                 arguments[param] = [value]
+        for bind, link, origin in checks:
+            # A 본번 names a lot only inside its 시군구 and 동: those go beside it, read from its record (or from the
+            # record its call was asked with), never from another record or a constant.
+            allowed = {origin} | self.origins.get(origin[0], set())
+            stray = [c for c in link.companions if origin_of.get(c) not in allowed]
+            if stray:
+                raise ValueError(
+                    f"{bind.source}.{'+'.join(bind.fields)} -> {tool}.{'+'.join(bind.params)} needs "
+                    f"{', '.join(stray)} bound from the same record"
+                )
         parent = max(parents) if parents else None
         index = len(self.steps)
+        self.origins[index] = set(origin_of.values())
         round_ = 0 if parent is None else self.rounds[parent] + 1
         self.steps.append(
             Step(

@@ -201,3 +201,20 @@ def test_it_answers_10_for_a_missing_district_code(sandbox_get):
 def test_it_returns_empty_items_for_a_lot_without_a_building(sandbox_get):
     response = title(sandbox_get, bun="9999", ji="0000", _type="json")
     assert json.loads(response.text())["response"]["body"]["items"] == ""
+
+
+def test_a_city_divided_into_gu_answers_no_rows_as_the_live_api_does(sandbox_get):
+    # 수원시 41110 is no unit of the 실거래가 or the building register: only its 구 (41111 장안구) are.
+    from apis.sandbox.world import regions
+    from graphs.engine.domains import CITIES_WITH_GU
+
+    for code in CITIES_WITH_GU:
+        for path in (TRADE, RENT, OFFI, RH):
+            for _ in range(2):  # the same answer each time
+                body = body_of(sandbox_get(path, {"LAWD_CD": code, "DEAL_YMD": "202609", "numOfRows": 99999}))
+                assert int(body["totalCount"]) == 0 and not body["items"], (path, code)
+        gu = next(r for r in regions.sigungu_list(code[:2]) if r.code[:5] != code and r.code[:4] == code[:4])
+        dong = regions.leaf_dongs_in(gu.code[:5])[0].code[5:]
+        title = body_of(sandbox_get(TITLE, {"sigunguCd": code, "bjdongCd": dong, "numOfRows": 100}))
+        assert int(title["totalCount"]) == 0, code
+    assert all_items(sandbox_get, TRADE, "41111", "202609")  # its 구 answers
