@@ -20,10 +20,11 @@ def part_counts(app_label: str) -> dict:
 @register.filter
 def param_items(params) -> list[tuple[str, str]]:
     """A run's parameters as (name, value) pairs for a page: lists joined, nested objects as compact JSON,
-    nothing printed as a Python repr (issue 18: run pages showed `{'count': 6, ...}`)."""
+    nothing printed as a Python repr (issue 18: run pages showed `{'count': 6, ...}`). Names in alphabetical
+    order: PostgreSQL's jsonb keeps no insertion order, so any other order would differ between databases."""
     if not isinstance(params, dict):
         return []
-    return [(str(name), _param_text(value)) for name, value in params.items()]
+    return [(str(name), _param_text(params[name])) for name in sorted(params, key=str)]
 
 
 def _param_text(value) -> str:
