@@ -52,9 +52,9 @@ def _d(name, label, chainable=True, samples=(), confusable="", group="", compani
 
 # 시 divided into 구 (수원시, 성남시, 청주시, 창원시 …): their own 5-digit code names no unit that MOLIT's 실거래가
 # (LAWD_CD) or the building register (sigunguCd) index, which answer it with 0 rows; their 구 (41111 장안구) are
-# the units. The current (not abolished) 시군구 rows of the 법정동 table (/work/shared/data/bdong_codes.csv, the
-# sandbox's seeds/bdong_codes.csv.gz) that have 구 rows under their name, as tests/graphs/test_domains_region.py
-# derives them again from the table.
+# the units. They are the current (not abolished) 시군구 rows of the 법정동 table (the sandbox's
+# seeds/bdong_codes.csv.gz, from the shared reference data) that have 구 rows under their name;
+# tests/graphs/engine/test_domains_scope.py derives them again from the table.
 CITIES_WITH_GU: tuple[str, ...] = (
     "41110",
     "41130",
