@@ -237,3 +237,20 @@ def test_resume_skips_a_checkpoint_cut_off_while_saving(tmp_path):
             (folder / name).write_bytes(b"x")
     assert last_complete_checkpoint(tmp_path) == str(tmp_path / "checkpoint-1")
     assert not (tmp_path / "checkpoint-2").exists()
+
+
+@pytest.mark.slow
+def test_gpu_check_refuses_a_box_without_cuda_with_a_clear_error():
+    """The check imports torch and TRL with the repository off the path (the app `datasets` must not shadow
+    Hugging Face's), then refuses to start without a CUDA device, saying what it needs."""
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this box has a GPU: the check would run")
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"} | {"PYTHON": sys.executable}
+    result = subprocess.run(
+        ["bash", str(ROOT / "training/gpu_check.sh")], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert "no CUDA device" in result.stderr and "needs a CUDA GPU" in result.stderr
+    assert "shadows" not in result.stderr and "django" not in result.stderr.lower()

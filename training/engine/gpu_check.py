@@ -4,17 +4,32 @@ in-process sandbox. Prints the time and tokens/s of every step, then their media
 
     training/gpu_check.sh [OUT] [STEPS]      # on a CUDA box with requirements-gpu.txt installed
 
+Where vLLM is not installed (a GPU box that cannot take its wheels), the check says so and generates with
+transformers instead; its first line names the generator, so the figures are never read as vLLM's.
+
 Started through launch.py (`--gpu-check`), so Hugging Face `datasets` is the one imported. Random weights emit
 noise, so the rewards are near zero: this measures throughput and that the GPU path runs, not learning.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
+import importlib.util
 import json
 import statistics
 import sys
 import time
 from pathlib import Path
+
+
+VERSIONED = ("torch", "transformers", "trl", "datasets", "accelerate", "vllm")
+
+
+def _version(name: str) -> str:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
 
 
 def main(argv: list[str]) -> int:
@@ -32,6 +47,10 @@ def main(argv: list[str]) -> int:
     from training.engine.tiny import build_tiny_model
     from training.engine.train import train
 
+    use_vllm = importlib.util.find_spec("vllm") is not None
+    generator = "vLLM colocate" if use_vllm else "transformers generate (vLLM is not installed)"
+    print(f"generation: {generator}", flush=True)
+    print("versions: " + ", ".join(f"{name} {_version(name)}" for name in VERSIONED), flush=True)
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     base = out / "qwen3-0.5b"
@@ -59,6 +78,7 @@ def main(argv: list[str]) -> int:
             },
             tools={"mode": "sandbox", "sandbox_url": url},
         )
+        config["grpo"]["use_vllm"] = use_vllm
         (out / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
         train(config)
     finally:
@@ -71,11 +91,12 @@ def main(argv: list[str]) -> int:
             f"{r['step']:>4} {r.get('step_time_s', 0):8.2f} {r.get('tokens_per_s', float('nan')):10.0f}"
             f" {r.get('completions/mean_length', 0):14.1f} {r.get('reward', 0):7.3f} {r.get('tools/call_frequency', 0):9.2f}"
         )
-    later = grpo[2:] or grpo  # the first steps include vLLM warm-up and compilation
+    later = grpo[2:] or grpo  # the first steps include warm-up (vLLM's compilation, CUDA kernels)
     step_s = statistics.median(r["step_time_s"] for r in later)
     tokens = [r["tokens_per_s"] for r in later if "tokens_per_s" in r]
     print(
         f"median step time {step_s:.2f} s; median {statistics.median(tokens) if tokens else float('nan'):.0f} tokens/s"
     )
+    print(f"generation: {generator}")
     print(f"GPU: {torch.cuda.get_device_name(0)}; peak memory {torch.cuda.max_memory_allocated() / 2**30:.1f} GiB")
     return 0
