@@ -21,7 +21,6 @@ import sys
 import time
 from pathlib import Path
 
-
 VERSIONED = ("torch", "transformers", "trl", "datasets", "accelerate", "vllm")
 
 
