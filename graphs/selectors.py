@@ -10,9 +10,9 @@ from django.db.models import Count, Q, QuerySet
 from django.urls import reverse
 from django.utils.translation import gettext
 
-from graphs.engine import domains as D
+from graphs.engine import domains as value_domains
 from graphs.engine import graph as graph_engine
-from graphs.engine import posterior as P
+from graphs.engine import posterior
 from graphs.models import CandidateEdge, EdgeTrial, GraphSnapshot, VerificationRun
 
 STATUS_COLOURS = {
@@ -87,11 +87,11 @@ def posterior_curve(alpha: float, beta: float, points: int = 101) -> tuple[list[
 
 
 def edge_posterior(edge: CandidateEdge) -> dict[str, Any]:
-    policy = P.DEFAULT_POLICY
+    policy = posterior.DEFAULT_POLICY
     return {
         "mean": edge.posterior_mean,
-        "p_viable": P.prob_above(policy.theta_verify, edge.alpha, edge.beta),
-        "p_broken": P.cdf(policy.theta_prune, edge.alpha, edge.beta),
+        "p_viable": posterior.prob_above(policy.theta_verify, edge.alpha, edge.beta),
+        "p_broken": posterior.cdf(policy.theta_prune, edge.alpha, edge.beta),
         "policy": policy.to_dict(),
     }
 
@@ -108,7 +108,7 @@ def edge_domains() -> list[tuple[str, str]]:
     seen: set[str] = set()
     for domains in CandidateEdge.objects.values_list("domains", flat=True):
         seen |= _flat_domains(domains)
-    return [(name, D.domain(name).label) for name in sorted(seen)]
+    return [(name, value_domains.domain(name).label) for name in sorted(seen)]
 
 
 def domain_rows(edge: CandidateEdge) -> list[tuple[str, str, str, str]]:
@@ -118,8 +118,8 @@ def domain_rows(edge: CandidateEdge) -> list[tuple[str, str, str, str]]:
     for end, names, key in (("source", edge.source_fields, "source"), ("target", edge.target_params, "target")):
         found = list(domains.get(key) or [])
         for index, name in enumerate(names):
-            domain = found[index] if index < len(found) else D.UNKNOWN
-            rows.append((end, name, domain, D.domain(domain).label))
+            domain = found[index] if index < len(found) else value_domains.UNKNOWN
+            rows.append((end, name, domain, value_domains.domain(domain).label))
     return rows
 
 
@@ -127,16 +127,16 @@ def trial_outcome_text(trial: EdgeTrial) -> str:
     """What a trial's outcome means in words; a control's success is the control holding."""
     if trial.kind == EdgeTrial.Kind.CONTROL:
         return {
-            P.SUCCESS: "control held: another valid value changed B's result, as expected",
-            P.STRUCTURAL: "control failed: B returned the same records for another value (it ignores the parameter)",
+            posterior.SUCCESS: "control held: another valid value changed B's result, as expected",
+            posterior.STRUCTURAL: "control failed: B returned the same records for another value (it ignores the parameter)",
         }.get(trial.outcome, trial.outcome)
     if trial.kind == EdgeTrial.Kind.CONFUSION:
         return {
-            P.SUCCESS: "control held: B failed or answered about something else for a confusable value, as expected",
-            P.STRUCTURAL: "control failed: B accepted a value of another domain as if it were right",
+            posterior.SUCCESS: "control held: B failed or answered about something else for a confusable value, as expected",
+            posterior.STRUCTURAL: "control failed: B accepted a value of another domain as if it were right",
         }.get(trial.outcome, trial.outcome)
     verdict = ((trial.values or {}).get("checks") or {}).get("consistency", {}).get("verdict")
-    if trial.outcome == P.SUCCESS:
+    if trial.outcome == posterior.SUCCESS:
         echo = " (an echo of the source call's input)" if (trial.values or {}).get("echo") else ""
         return f"success: B found records, {verdict or 'unchecked'}{echo}"
     return trial.outcome
@@ -306,7 +306,7 @@ def posterior_figure(edge: CandidateEdge) -> dict[str, Any]:
         go.Scatter(x=px, y=py, mode="lines", name=gettext("prior"), line={"dash": "dot", "color": "#57606a"})
     )
     figure.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=gettext("posterior"), line={"color": "#0969da"}))
-    figure.add_vline(x=P.DEFAULT_POLICY.theta_verify, line_dash="dash", line_color="#1a7f37")
+    figure.add_vline(x=posterior.DEFAULT_POLICY.theta_verify, line_dash="dash", line_color="#1a7f37")
     figure.update_layout(
         height=260, margin={"l": 40, "r": 10, "t": 10, "b": 40}, xaxis={"title": gettext("θ (success probability)")}
     )

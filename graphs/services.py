@@ -35,11 +35,10 @@ from apis.services import (
     tool_execute_many,
     tool_execute_submit,
 )
-from graphs.engine import domains as D
+from graphs.engine import domains as value_domains
 from graphs.engine import graph as graph_engine
-from graphs.engine import posterior as P
-from graphs.engine import transforms as T
-from graphs.engine import trials as TR
+from graphs.engine import posterior, transforms
+from graphs.engine import trials as trial_engine
 from graphs.engine.candidates import Candidate, FieldInfo, MatchConfig, ParamInfo, ToolInfo, generate_candidates
 from graphs.engine.names import is_control_param
 from graphs.engine.sampling import Arm, rng_for, thompson_pick
@@ -100,7 +99,7 @@ def _observed(tools: Sequence[Tool]) -> tuple[dict[int, dict[str, list[str]]], d
                 continue
             for record in result.records[:50]:
                 for path in paths:
-                    value = TR.record_value(record, path)
+                    value = trial_engine.record_value(record, path)
                     if value not in (None, "") and not isinstance(value, dict | list):
                         fields[tool.pk][path].append(str(value))
     return fields, params
@@ -119,7 +118,7 @@ def tool_infos(tools: Sequence[Tool]) -> list[ToolInfo]:
                 examples=p.examples,
                 observed=tuple(dict.fromkeys(observed_params[tool.pk].get(p.name, ()))),
             )
-            for p in TR.param_infos(tool.parameters)
+            for p in trial_engine.param_infos(tool.parameters)
         )
         fields = []
         for row in tool.record_fields:
@@ -164,7 +163,7 @@ def tools_probe(
     """
     calls = []
     for tool in tools:
-        params = TR.example_params(tool.parameters, required_only=False)
+        params = trial_engine.example_params(tool.parameters, required_only=False)
         if params is not None:
             calls.append((tool, params))
     executions = _execute(
@@ -292,7 +291,7 @@ def _store_candidates(candidates: Sequence[Candidate], report: ProposeReport) ->
     for candidate in candidates:
         edge = existing.get(candidate.key)
         if edge is None:
-            alpha, beta = P.prior(candidate.score)
+            alpha, beta = posterior.prior(candidate.score)
             fresh.append(
                 CandidateEdge(
                     source_tool_id=candidate.source_tool,
@@ -307,7 +306,7 @@ def _store_candidates(candidates: Sequence[Candidate], report: ProposeReport) ->
                     prior_beta=beta,
                     alpha=alpha,
                     beta=beta,
-                    posterior_mean=P.mean(alpha, beta),
+                    posterior_mean=posterior.mean(alpha, beta),
                     domains=_signal_domains(candidate.signals),
                 )
             )
@@ -319,9 +318,9 @@ def _store_candidates(candidates: Sequence[Candidate], report: ProposeReport) ->
         edge.domains = _signal_domains(candidate.signals)
         fields = ["signals", "score", "domains", "updated_at"]
         if edge.trials_main == 0 and edge.controls_passed + edge.controls_failed == 0:
-            edge.prior_alpha, edge.prior_beta = P.prior(candidate.score)
+            edge.prior_alpha, edge.prior_beta = posterior.prior(candidate.score)
             edge.alpha, edge.beta = edge.prior_alpha, edge.prior_beta
-            edge.posterior_mean = P.mean(edge.alpha, edge.beta)
+            edge.posterior_mean = posterior.mean(edge.alpha, edge.beta)
             fields += ["prior_alpha", "prior_beta", "alpha", "beta", "posterior_mean"]
         edge.save(update_fields=fields)
         report.updated += 1
@@ -346,8 +345,8 @@ def edge_create(
     if source_tool.pk == target_tool.pk:
         raise EdgeError("an edge links two different tools")
     try:
-        arity = T.arity(transform)
-    except T.TransformError as exc:
+        arity = transforms.arity(transform)
+    except transforms.TransformError as exc:
         raise EdgeError(str(exc)) from None
     if len(fields) != arity or len(params) != arity:
         raise EdgeError(f"transform {transform} binds {arity} field(s) to {arity} parameter(s)")
@@ -361,7 +360,7 @@ def edge_create(
         raise EdgeError(f"{target_tool.function_name} has no parameter {', '.join(unknown)}")
     if not 0.0 <= score <= 1.0:
         raise EdgeError("score must lie in [0, 1]")
-    alpha, beta = P.prior(score)
+    alpha, beta = posterior.prior(score)
     domains = {
         "source": [_tool_domain(source_tool, name, "field") for name in fields],
         "target": [_tool_domain(target_tool, name, "param") for name in params],
@@ -382,7 +381,7 @@ def edge_create(
                 prior_beta=beta,
                 alpha=alpha,
                 beta=beta,
-                posterior_mean=P.mean(alpha, beta),
+                posterior_mean=posterior.mean(alpha, beta),
                 note=note,
             )
     except IntegrityError:
@@ -390,14 +389,14 @@ def edge_create(
 
 
 def _tool_domain(tool: Tool, name: str, side: str) -> str:
-    return D.infer(name, provider=tool.service.provider.code, side=side, tool=tool.function_name)
+    return value_domains.infer(name, provider=tool.service.provider.code, side=side, tool=tool.function_name)
 
 
 def edge_reset(*, edge: CandidateEdge) -> CandidateEdge:
     """Back to proposed with its prior; its trials stay on record but no longer count."""
     edge.status = CandidateEdge.Status.PROPOSED
     edge.alpha, edge.beta = edge.prior_alpha, edge.prior_beta
-    edge.posterior_mean = P.mean(edge.alpha, edge.beta)
+    edge.posterior_mean = posterior.mean(edge.alpha, edge.beta)
     edge.trials_success = edge.trials_structural = edge.trials_environmental = edge.trials_skipped = 0
     edge.controls_passed = edge.controls_failed = 0
     edge.confusions_held = edge.confusions_failed = 0
@@ -429,7 +428,7 @@ def _check_run_params(params: dict[str, Any] | None) -> dict[str, Any]:
     if merged["sandbox_origin"] and not str(merged["sandbox_origin"]).startswith(("http://", "https://")):
         raise EdgeError("sandbox_origin must be an http(s) URL")
     try:
-        P.PosteriorPolicy(**merged["policy"])
+        posterior.PosteriorPolicy(**merged["policy"])
     except (TypeError, ValueError) as exc:
         raise EdgeError(f"policy: {exc}") from None
     if merged["seed"] is not None and not isinstance(merged["seed"], int | str):
@@ -458,8 +457,8 @@ def verification_run_start(*, run: VerificationRun, user=None) -> Job:
     return run_start(run=run, kind="edge.verify", error=EdgeError, user=user)
 
 
-def _policy(params: dict[str, Any]) -> P.PosteriorPolicy:
-    return P.PosteriorPolicy(**params.get("policy", {}))
+def _policy(params: dict[str, Any]) -> posterior.PosteriorPolicy:
+    return posterior.PosteriorPolicy(**params.get("policy", {}))
 
 
 def verification_run_execute(*, run: VerificationRun, reporter: Reporter | None = None) -> dict[str, Any]:
@@ -524,7 +523,7 @@ def _plan_round(run: VerificationRun, number: int) -> list[list[int]]:
     # n_max bounds the attempts that said something (or were skipped); environmental ones are repeated.
     tried = dict(
         EdgeTrial.objects.filter(run=run, kind=EdgeTrial.Kind.MAIN)
-        .exclude(outcome=P.ENVIRONMENTAL)
+        .exclude(outcome=posterior.ENVIRONMENTAL)
         .values_list("edge_id")
         .annotate(n=Count("id"))
         .values_list("edge_id", "n")
@@ -544,10 +543,10 @@ def _plan_round(run: VerificationRun, number: int) -> list[list[int]]:
     return [[edge_id, int(controls.get(edge_id, 0) < params["controls"])] for edge_id in picked]
 
 
-def _decide(edge_ids: Sequence[int], policy: P.PosteriorPolicy) -> dict[str, int]:
+def _decide(edge_ids: Sequence[int], policy: posterior.PosteriorPolicy) -> dict[str, int]:
     decided = {"verified": 0, "pruned": 0}
     for edge in CandidateEdge.objects.filter(pk__in=edge_ids, status__in=UNDECIDED):
-        verdict = P.decide(
+        verdict = posterior.decide(
             edge.alpha,
             edge.beta,
             informative=edge.informative_trials,
@@ -561,7 +560,7 @@ def _decide(edge_ids: Sequence[int], policy: P.PosteriorPolicy) -> dict[str, int
             continue
         reason = _verdict_reason(edge, verdict)
         status = verdict
-        if verdict == P.VERIFIED and _all_echoes(edge):
+        if verdict == posterior.VERIFIED and _all_echoes(edge):
             status = CandidateEdge.Status.ECHO
             reason = "every successful trial bound the source call's own input (an echo): it proves no link"
         CandidateEdge.objects.filter(pk=edge.pk, status__in=UNDECIDED).update(
@@ -572,13 +571,13 @@ def _decide(edge_ids: Sequence[int], policy: P.PosteriorPolicy) -> dict[str, int
 
 
 def _verdict_reason(edge: CandidateEdge, verdict: str) -> str:
-    if verdict == P.VERIFIED:
+    if verdict == posterior.VERIFIED:
         return ""
     if edge.confusions_failed and not edge.confusions_held:
         return f"B accepted values of a confusable domain in {edge.confusions_failed} confusion control(s)"
     if edge.controls_failed and not edge.controls_passed:
         return f"B ignored the value in {edge.controls_failed} specificity control(s)"
-    top = _top_failure(edge, P.STRUCTURAL)
+    top = _top_failure(edge, posterior.STRUCTURAL)
     return f"structural failures, mostly {top[0]} ({top[1]})" if top else "structural failures"
 
 
@@ -596,9 +595,9 @@ def _top_failure(edge: CandidateEdge, outcome: str) -> tuple[str, int] | None:
 def _all_echoes(edge: CandidateEdge) -> bool:
     flags = [
         bool((values or {}).get("echo"))
-        for values in EdgeTrial.objects.filter(edge=edge, kind=EdgeTrial.Kind.MAIN, outcome=P.SUCCESS).values_list(
-            "values", flat=True
-        )
+        for values in EdgeTrial.objects.filter(
+            edge=edge, kind=EdgeTrial.Kind.MAIN, outcome=posterior.SUCCESS
+        ).values_list("values", flat=True)
     ]
     return bool(flags) and all(flags)
 
@@ -610,7 +609,7 @@ def _mark_untestable(run: VerificationRun) -> int:
     for edge in CandidateEdge.objects.filter(pk__in=tried, status__in=UNDECIDED):
         if edge.informative_trials or not edge.trials_skipped:
             continue
-        top = _top_failure(edge, P.SKIPPED)
+        top = _top_failure(edge, posterior.SKIPPED)
         reason = f"all {edge.trials_skipped} trial(s) skipped, mostly {top[0]}" if top else "all trials skipped"
         CandidateEdge.objects.filter(pk=edge.pk, status__in=UNDECIDED).update(
             status=CandidateEdge.Status.UNTESTABLE, reason=reason[:300], decided_at=timezone.now()
@@ -655,7 +654,7 @@ class _Trial:
     retries: int = 0  # reruns after a transient fault (see _Pipeline._settle)
     source_params: dict[str, str] | None = None
     source: Execution | None = None
-    binding: TR.Binding | None = None
+    binding: trial_engine.Binding | None = None
     values: dict[str, Any] = field(default_factory=dict)
     target_params: dict[str, str] | None = None
     target: Execution | None = None
@@ -732,13 +731,15 @@ class _RoundWorker:
         if tool.pk not in self._domains:
             provider = tool.service.provider.code
             fields = {
-                _field_path(row): D.infer(_field_path(row), provider=provider, side="field", tool=tool.function_name)
+                _field_path(row): value_domains.infer(
+                    _field_path(row), provider=provider, side="field", tool=tool.function_name
+                )
                 for row in tool.record_fields
                 if _field_path(row)
             }
             params = {
-                info.name: D.infer(info.name, provider=provider, side="param", tool=tool.function_name)
-                for info in TR.param_infos(tool.parameters)
+                info.name: value_domains.infer(info.name, provider=provider, side="param", tool=tool.function_name)
+                for info in trial_engine.param_infos(tool.parameters)
             }
             self._domains[tool.pk] = (fields, params)
         return self._domains[tool.pk]
@@ -746,8 +747,8 @@ class _RoundWorker:
     def edge_domains(self, edge: CandidateEdge) -> tuple[list[str], list[str]]:
         fields, _ = self.tool_domains(edge.source_tool)
         _, params = self.tool_domains(edge.target_tool)
-        return [fields.get(f, D.UNKNOWN) for f in edge.source_fields], [
-            params.get(p, D.UNKNOWN) for p in edge.target_params
+        return [fields.get(f, value_domains.UNKNOWN) for f in edge.source_fields], [
+            params.get(p, value_domains.UNKNOWN) for p in edge.target_params
         ]
 
     def domain_mismatch(self, edge: CandidateEdge, source: Sequence[str] | None = None) -> str | None:
@@ -755,10 +756,10 @@ class _RoundWorker:
         src, dst = self.edge_domains(edge)
         src = list(source) if source is not None else src
         if len(src) == 2:
-            axes = [D.axis(d) for d in src]
+            axes = [value_domains.axis(d) for d in src]
             if "" not in axes and axes != ["x", "y"]:
                 return f"the source pair is ({src[0]}, {src[1]}): its axes would be swapped"
-            groups = [D.domain(d).group for d in (*src, *dst)]
+            groups = [value_domains.domain(d).group for d in (*src, *dst)]
             if edge.transform == "pair" and len(set(groups)) > 1 and "" not in groups:
                 return f"a {groups[0]} pair is not a {groups[2]} pair"
             if edge.transform.startswith("project:"):
@@ -766,9 +767,9 @@ class _RoundWorker:
                 if (groups[0] and groups[0] != frame_from) or (groups[2] and groups[2] != frame_to):
                     return f"{edge.transform} does not join a {groups[0]} pair to a {groups[2]} pair"
             return None
-        joined = D.match(src[0], dst[0])
+        joined = value_domains.match(src[0], dst[0])
         if joined is None:
-            return D.mismatch_reason(src[0], dst[0])
+            return value_domains.mismatch_reason(src[0], dst[0])
         if joined.transforms is not None and edge.transform not in joined.transforms:
             return f"{src[0]} -> {dst[0]} goes through {', '.join(joined.transforms)}, not {edge.transform}"
         return None
@@ -806,7 +807,7 @@ class _RoundWorker:
         done = set(EdgeTrial.objects.filter(run=self.run, seq=SEQ_STRIDE * number).values_list("edge_id", "seq"))
         attempts = dict(
             EdgeTrial.objects.filter(run=self.run, kind=EdgeTrial.Kind.MAIN, round__lt=number)
-            .exclude(outcome=P.ENVIRONMENTAL)
+            .exclude(outcome=posterior.ENVIRONMENTAL)
             .values_list("edge_id")
             .annotate(n=Count("id"))
             .values_list("edge_id", "n")
@@ -838,19 +839,21 @@ class _RoundWorker:
             barren = self._barren.get((tool.pk, trial.number), [])
             listing: list[dict] = []
             for inputs in pool:
-                widened = TR.listing_input(inputs, tool.parameters, domains, trial.edge.transform)
+                widened = trial_engine.listing_input(inputs, tool.parameters, domains, trial.edge.transform)
                 if widened is not None and widened not in listing and widened not in spent + barren:
                     listing.append(widened)
             pool = listing or pool
         if not pool:
-            trial.outcome = (P.SKIPPED, "source.no_inputs")
+            trial.outcome = (posterior.SKIPPED, "source.no_inputs")
             return None
         trial.source_params = min(pool, key=lambda inputs: _input_rank(self.seed, trial.edge.pk, trial.attempt, inputs))
         return tool, trial.source_params
 
     def after_source(self, trial: _Trial, execution: Execution) -> tuple[Tool, dict[str, str]] | None:
         trial.source = execution
-        settled = TR.source_outcome(execution.result.ok, execution.result.error_class, execution.result.records)
+        settled = trial_engine.source_outcome(
+            execution.result.ok, execution.result.error_class, execution.result.records
+        )
         if settled is not None:
             trial.outcome = settled
             return None
@@ -858,55 +861,61 @@ class _RoundWorker:
         records = execution.result.records
         rng = rng_for(self.seed, "value", edge.pk, trial.attempt)
         _, dst = self.edge_domains(edge)
-        binding = TR.bind(records, edge.source_fields, edge.target_params, edge.transform, rng, dst)
-        if binding == TR.NO_VALID_VALUE:
+        binding = trial_engine.bind(records, edge.source_fields, edge.target_params, edge.transform, rng, dst)
+        if binding == trial_engine.NO_VALID_VALUE:
             # With this input every record is a level above the target's kind (시도 rows for a 동 code).
-            trial.outcome = (P.SKIPPED, TR.NO_VALID_VALUE)
+            trial.outcome = (posterior.SKIPPED, trial_engine.NO_VALID_VALUE)
             return None
-        if binding == TR.MISSING_FIELD:
+        if binding == trial_engine.MISSING_FIELD:
             # With this input A's records lack F (KOSIS getMeta lists items only with type=ITM): the input says
             # nothing about the link, as when A gives no records at all.
-            trial.outcome = (P.SKIPPED, TR.FIELD_ABSENT)
+            trial.outcome = (posterior.SKIPPED, trial_engine.FIELD_ABSENT)
             return None
         if isinstance(binding, str):
-            trial.outcome = (P.STRUCTURAL, binding)
+            trial.outcome = (posterior.STRUCTURAL, binding)
             return None
         trial.binding = binding
         src, dst = self.edge_domains(edge)
         provider = edge.source_tool.service.provider.code
         effective = [
-            D.request_domain(name, domain, provider=provider, request=trial.source_params)
+            value_domains.request_domain(name, domain, provider=provider, request=trial.source_params)
             for name, domain in zip(edge.source_fields, src, strict=True)
         ]
         trial.values["domains"] = {"source": effective, "target": dst}
         if effective != src and self.domain_mismatch(edge, effective):
             # areaCode2's code is a 시군구 code when the request named an area: not this link's kind of value.
-            trial.outcome = (P.SKIPPED, TR.DOMAIN_BY_REQUEST)
+            trial.outcome = (posterior.SKIPPED, trial_engine.DOMAIN_BY_REQUEST)
             return None
-        trial.values["echo"] = TR.is_echo(binding.source_values, trial.source_params, edge.transform, binding.bound)
+        trial.values["echo"] = trial_engine.is_echo(
+            binding.source_values, trial.source_params, edge.transform, binding.bound
+        )
         siblings = self._sibling_values(edge, records[binding.record_index], set(binding.bound))
         trial.values.update(source_values=binding.source_values, bound=binding.bound, siblings=siblings)
         _, target_domains = self.tool_domains(edge.target_tool)
-        invalid = sorted(p for p, v in siblings.items() if not D.valid_value(target_domains.get(p, D.UNKNOWN), v))
+        invalid = sorted(
+            p
+            for p, v in siblings.items()
+            if not value_domains.valid_value(target_domains.get(p, value_domains.UNKNOWN), v)
+        )
         if invalid:
             # A 시군구 row gives a LAWD_CD but its 동 part 00000 names no bjdongCd: the record cannot fill B.
             trial.values["siblings_invalid"] = invalid
-            trial.outcome = (P.SKIPPED, TR.NO_VALID_VALUE)
+            trial.outcome = (posterior.SKIPPED, trial_engine.NO_VALID_VALUE)
             return None
-        missing = D.missing_companions(
-            dst, (target_domains.get(name, D.UNKNOWN) for name in siblings), target_domains.values()
+        missing = value_domains.missing_companions(
+            dst, (target_domains.get(name, value_domains.UNKNOWN) for name in siblings), target_domains.values()
         )
         if missing:
             # udrtYn=0 with the road code and building number of an example: the flag found nothing of A's.
             trial.values["companions_missing"] = missing
-            trial.outcome = (P.SKIPPED, TR.COMPANIONS_MISSING)
+            trial.outcome = (posterior.SKIPPED, trial_engine.COMPANIONS_MISSING)
             return None
         # Companions go with every call of the trial, optional or not (lDongRegnCd beside lDongSignguCd).
-        companions = {c for name in dst for c in D.domain(name).companions}
+        companions = {c for name in dst for c in value_domains.domain(name).companions}
         trial.values["send"] = sorted(name for name in siblings if target_domains.get(name) in companions)
         params = self._target_params(trial, binding.bound)
         if isinstance(params, str):
-            trial.outcome = (P.SKIPPED, params)
+            trial.outcome = (posterior.SKIPPED, params)
             return None
         trial.target_params = params
         return edge.target_tool, params
@@ -915,7 +924,7 @@ class _RoundWorker:
     def _target_params(trial: _Trial, bound: dict[str, Any]) -> dict[str, Any] | str:
         """B's request for a trial's main call or a control: the bound values, the siblings from A's record (the
         optional ones the bound values need as companions included), the rest from examples."""
-        return TR.target_params(
+        return trial_engine.target_params(
             trial.edge.target_tool.parameters,
             bound,
             trial.values.get("siblings") or {},
@@ -923,7 +932,7 @@ class _RoundWorker:
             send=trial.values.get("send") or (),
         )
 
-    def _check(self, trial: _Trial, bound: dict[str, Any], result, request: dict | None) -> TR.Check:
+    def _check(self, trial: _Trial, bound: dict[str, Any], result, request: dict | None) -> trial_engine.Check:
         edge = trial.edge
         source_fields, _ = self.tool_domains(edge.source_tool)
         target_fields, target_params = self.tool_domains(edge.target_tool)
@@ -932,43 +941,46 @@ class _RoundWorker:
         source_fields = self._as_requested(edge.source_tool, source_fields, trial.source_params)
         target_fields = self._as_requested(edge.target_tool, target_fields, request)
         record = trial.source.result.records[trial.binding.record_index]
-        bound_domains = {name: target_params.get(name, D.UNKNOWN) for name in bound}
+        bound_domains = {name: target_params.get(name, value_domains.UNKNOWN) for name in bound}
         records = result.records
         complete = result.total_count is None or result.total_count <= len(records)
-        return TR.consistency(bound, bound_domains, record, source_fields, records, target_fields, complete=complete)
+        return trial_engine.consistency(
+            bound, bound_domains, record, source_fields, records, target_fields, complete=complete
+        )
 
     @staticmethod
     def _as_requested(tool: Tool, fields: dict[str, str], request: dict | None) -> dict[str, str]:
         provider = tool.service.provider.code
         return {
-            name: D.request_domain(name, domain, provider=provider, request=request) for name, domain in fields.items()
+            name: value_domains.request_domain(name, domain, provider=provider, request=request)
+            for name, domain in fields.items()
         }
 
     def after_target(self, trial: _Trial, execution: Execution) -> tuple[Tool, dict[str, str]] | None:
         trial.target = execution
         result = execution.result
-        trial.outcome = TR.target_outcome(result.ok, result.error_class, result.records)
-        if trial.outcome[0] == P.SUCCESS:
+        trial.outcome = trial_engine.target_outcome(result.ok, result.error_class, result.records)
+        if trial.outcome[0] == posterior.SUCCESS:
             check = self._check(trial, trial.binding.bound, result, trial.target_params)
             trial.checks["consistency"] = check.to_dict()
-            if check.verdict == TR.INCONSISTENT_CHECK:
-                trial.outcome = (P.STRUCTURAL, TR.INCONSISTENT)
-        elif trial.outcome[1] == TR.NEGATIVE_ANSWER:
+            if check.verdict == trial_engine.INCONSISTENT_CHECK:
+                trial.outcome = (posterior.STRUCTURAL, trial_engine.INCONSISTENT)
+        elif trial.outcome[1] == trial_engine.NEGATIVE_ANSWER:
             trial.checks["consistency"] = {"verdict": "negative", "detail": "B answered with a record that says no"}
             from_examples = self._required_from_examples(trial)
             if from_examples:
                 # NTS validate compares the owner's start date and name: taken from examples, a 02 says nothing
                 # about the bound value. The trial is skipped; such an edge ends untestable, not verified.
                 trial.checks["consistency"]["detail"] += f"; {', '.join(from_examples)} came from examples"
-                trial.outcome = (P.SKIPPED, TR.NEGATIVE_WITH_EXAMPLES)
-        if not trial.with_control or trial.outcome[0] != P.SUCCESS:
+                trial.outcome = (posterior.SKIPPED, trial_engine.NEGATIVE_WITH_EXAMPLES)
+        if not trial.with_control or trial.outcome[0] != posterior.SUCCESS:
             return None
         # Specificity: another valid value of the same domain must change what B returns.
         rng = rng_for(self.seed, "control", trial.edge.pk, trial.attempt)
         schema = trial.edge.target_tool.parameters
         _, dst = self.edge_domains(trial.edge)
         params = trial.edge.target_params
-        picked = TR.specificity_value(
+        picked = trial_engine.specificity_value(
             trial.source.result.records, trial.edge.source_fields, trial.edge.transform, trial.binding.bound, dst, rng
         )
         if picked is not None:
@@ -977,7 +989,8 @@ class _RoundWorker:
         else:
             origin = "no other valid value known: a mismatched value of the same shape"
             trial.control_bound = {
-                name: TR.perturb(value, rng, TR.param_enum(schema, name)) for name, value in trial.binding.bound.items()
+                name: trial_engine.perturb(value, rng, trial_engine.param_enum(schema, name))
+                for name, value in trial.binding.bound.items()
             }
         trial.checks["specificity"] = {"value": trial.control_bound, "origin": origin}
         # The same request with the other value(s) in place of the bound ones.
@@ -989,8 +1002,8 @@ class _RoundWorker:
 
     def after_control(self, trial: _Trial, execution: Execution) -> tuple[Tool, dict[str, str]] | None:
         trial.control = execution
-        trial.control_outcome = TR.control_outcome(
-            TR.fingerprint(trial.target.result.records),
+        trial.control_outcome = trial_engine.control_outcome(
+            trial_engine.fingerprint(trial.target.result.records),
             execution.result.ok,
             execution.result.error_class,
             execution.result.records,
@@ -1000,13 +1013,13 @@ class _RoundWorker:
     def _required_from_examples(self, trial: _Trial) -> list[str]:
         """Required target parameters that neither the binding nor a sibling filled (they are examples)."""
         given = set(trial.binding.bound) | set(trial.values.get("siblings") or {})
-        return sorted(TR.required_names(trial.edge.target_tool.parameters) - given)
+        return sorted(trial_engine.required_names(trial.edge.target_tool.parameters) - given)
 
     def _confusion(self, trial: _Trial) -> tuple[Tool, dict[str, str]] | None:
         """Confusion: a valid value of the most confusable other domain must fail or be inconsistent."""
         _, dst = self.edge_domains(trial.edge)
         rng = rng_for(self.seed, "confusion", trial.edge.pk, trial.attempt)
-        picked = TR.confusion_value(dst, rng)
+        picked = trial_engine.confusion_value(dst, rng)
         if picked is None:
             trial.checks["confusion"] = {"origin": "no confusable domain with reference values; not run"}
             return None
@@ -1029,7 +1042,7 @@ class _RoundWorker:
         )
         if check is not None:
             trial.checks["confusion"]["consistency"] = check.to_dict()
-        trial.confusion_outcome = TR.confusion_outcome(result.ok, result.error_class, result.records, check)
+        trial.confusion_outcome = trial_engine.confusion_outcome(result.ok, result.error_class, result.records, check)
 
     # --- inputs and siblings
 
@@ -1043,7 +1056,11 @@ class _RoundWorker:
                     round__lt=number,
                     edge_id=edge_id,
                     kind=EdgeTrial.Kind.MAIN,
-                    failure_class__in=(TR.FIELD_ABSENT, TR.DOMAIN_BY_REQUEST, TR.NO_VALID_VALUE),
+                    failure_class__in=(
+                        trial_engine.FIELD_ABSENT,
+                        trial_engine.DOMAIN_BY_REQUEST,
+                        trial_engine.NO_VALID_VALUE,
+                    ),
                 ).values_list("values", flat=True)
             ]
         return self._spent[key]
@@ -1057,7 +1074,7 @@ class _RoundWorker:
                 run=self.run,
                 round__lt=number,
                 kind=EdgeTrial.Kind.MAIN,
-                outcome=P.SUCCESS,
+                outcome=posterior.SUCCESS,
                 edge__target_tool=tool,
             ).values("target_call")
             calls = ApiCall.objects.filter(tool=tool, ok=True, record_count__gt=0)
@@ -1072,7 +1089,7 @@ class _RoundWorker:
             }
             ranked = sorted(fed, key=lambda text: hashlib.sha256(text.encode()).hexdigest())
             recorded += [fed[text] for text in ranked[:RECORDED_INPUTS]]
-            pool = TR.source_inputs(tool.parameters, recorded)
+            pool = trial_engine.source_inputs(tool.parameters, recorded)
             # Inputs that gave this tool no records in an earlier round are not offered again.
             barren = [
                 values.get("source_params")
@@ -1080,12 +1097,18 @@ class _RoundWorker:
                     run=self.run,
                     round__lt=number,
                     kind=EdgeTrial.Kind.MAIN,
-                    outcome=P.SKIPPED,
+                    outcome=posterior.SKIPPED,
                     failure_class__startswith="source",
                     edge__source_tool=tool,
                 )
                 # A field absent or of another kind with this input is about that edge's field, not the input.
-                .exclude(failure_class__in=(TR.FIELD_ABSENT, TR.DOMAIN_BY_REQUEST, TR.NO_VALID_VALUE))
+                .exclude(
+                    failure_class__in=(
+                        trial_engine.FIELD_ABSENT,
+                        trial_engine.DOMAIN_BY_REQUEST,
+                        trial_engine.NO_VALID_VALUE,
+                    )
+                )
                 .values_list("values", flat=True)
             ]
             self._barren[key] = barren
@@ -1106,9 +1129,9 @@ class _RoundWorker:
                 .exclude(status=CandidateEdge.Status.PRUNED)
                 .order_by("-posterior_mean", "-score", "id")
             )
-        required = TR.required_names(edge.target_tool.parameters)
+        required = trial_engine.required_names(edge.target_tool.parameters)
         _, dst = self.edge_domains(edge)
-        companions = {c for name in dst for c in D.domain(name).companions}
+        companions = {c for name in dst for c in value_domains.domain(name).companions}
         values: dict[str, str] = {}
         for sibling in self._siblings[key]:
             params = sibling.target_params
@@ -1123,12 +1146,12 @@ class _RoundWorker:
             strong = sibling.status == CandidateEdge.Status.VERIFIED or name_score >= 1.0 or companion
             if not set(params) <= required and not strong:
                 continue
-            tuples = TR.field_tuples([record], sibling.source_fields)
+            tuples = trial_engine.field_tuples([record], sibling.source_fields)
             if not tuples:
                 continue
             try:
-                out = T.apply(sibling.transform, list(tuples[0][1]))
-            except T.TransformError:
+                out = transforms.apply(sibling.transform, list(tuples[0][1]))
+            except transforms.TransformError:
                 continue
             values.update(zip(params, out, strict=True))
         return values
@@ -1235,11 +1258,11 @@ class _Pipeline:
             for trial in self.waiters.pop((stage, key)):
                 trial.values["error"] = str(exc)
                 if stage == _CONTROL:
-                    trial.control_outcome = (P.SKIPPED, "executor.refused")
+                    trial.control_outcome = (posterior.SKIPPED, "executor.refused")
                 elif stage == _CONFUSION:
-                    trial.confusion_outcome = (P.SKIPPED, "executor.refused")
+                    trial.confusion_outcome = (posterior.SKIPPED, "executor.refused")
                 else:
-                    trial.outcome = (P.SKIPPED, "executor.refused")
+                    trial.outcome = (posterior.SKIPPED, "executor.refused")
                 self.settled.append(trial)
             return
         self.inflight[pending.future] = (stage, key, pending)
@@ -1265,7 +1288,7 @@ class _Pipeline:
         """A trial that a transient fault spoiled (after the executor's own retries) is run again whole, with
         the same draws, up to ENV_RETRIES times; only then does it count as environmental. So faults leave
         the round, and with it the run, as it would have been without them."""
-        spoiled = P.ENVIRONMENTAL in (
+        spoiled = posterior.ENVIRONMENTAL in (
             (trial.outcome or ("",))[0],
             (trial.control_outcome or ("",))[0],
             (trial.confusion_outcome or ("",))[0],
@@ -1319,26 +1342,26 @@ def _trial_row(run: VerificationRun, trial: _Trial, kind: str, outcome: tuple[st
     )
 
 
-def _deltas(kind: str, outcome: str, policy: P.PosteriorPolicy) -> tuple[float, float]:
+def _deltas(kind: str, outcome: str, policy: posterior.PosteriorPolicy) -> tuple[float, float]:
     if kind == EdgeTrial.Kind.MAIN:
-        return P.deltas(outcome, policy)
+        return posterior.deltas(outcome, policy)
     # A control only ever counts against an edge: the target ignored the value it was given.
-    if outcome == P.STRUCTURAL:
+    if outcome == posterior.STRUCTURAL:
         return 0.0, policy.w_s
-    if outcome == P.ENVIRONMENTAL:
+    if outcome == posterior.ENVIRONMENTAL:
         return 0.0, policy.w_e
     return 0.0, 0.0
 
 
 _MAIN_COUNTER = {
-    P.SUCCESS: "trials_success",
-    P.STRUCTURAL: "trials_structural",
-    P.ENVIRONMENTAL: "trials_environmental",
-    P.SKIPPED: "trials_skipped",
+    posterior.SUCCESS: "trials_success",
+    posterior.STRUCTURAL: "trials_structural",
+    posterior.ENVIRONMENTAL: "trials_environmental",
+    posterior.SKIPPED: "trials_skipped",
 }
 
 
-def _store_trial(run: VerificationRun, trial: _Trial, policy: P.PosteriorPolicy) -> None:
+def _store_trial(run: VerificationRun, trial: _Trial, policy: posterior.PosteriorPolicy) -> None:
     """Write the trial (and its control) and move the edge's posterior, once per attempt key."""
     rows = [_trial_row(run, trial, EdgeTrial.Kind.MAIN, trial.outcome, policy)]
     if trial.control_outcome is not None:
@@ -1367,17 +1390,17 @@ def _store_trial(run: VerificationRun, trial: _Trial, policy: P.PosteriorPolicy)
                 counter = _MAIN_COUNTER[row.outcome]
                 updates[counter] = F(counter) + 1
             elif row.kind == EdgeTrial.Kind.CONFUSION:
-                if row.outcome == P.SUCCESS:
+                if row.outcome == posterior.SUCCESS:
                     updates["confusions_held"] = F("confusions_held") + 1
-                elif row.outcome == P.STRUCTURAL:
+                elif row.outcome == posterior.STRUCTURAL:
                     updates["confusions_failed"] = F("confusions_failed") + 1
-            elif row.outcome == P.SUCCESS:
+            elif row.outcome == posterior.SUCCESS:
                 updates["controls_passed"] = F("controls_passed") + 1
-            elif row.outcome == P.STRUCTURAL:
+            elif row.outcome == posterior.STRUCTURAL:
                 updates["controls_failed"] = F("controls_failed") + 1
             CandidateEdge.objects.filter(pk=trial.edge.pk).update(**updates)
         edge = CandidateEdge.objects.only("alpha", "beta").get(pk=trial.edge.pk)
-        CandidateEdge.objects.filter(pk=edge.pk).update(posterior_mean=P.mean(edge.alpha, edge.beta))
+        CandidateEdge.objects.filter(pk=edge.pk).update(posterior_mean=posterior.mean(edge.alpha, edge.beta))
 
 
 # --- Snapshots -------------------------------------------------------------------------------------------
@@ -1435,12 +1458,12 @@ def _binding_conditions(edge: CandidateEdge) -> dict[str, Any]:
     tool = edge.target_tool
     provider = tool.service.provider.code
     params = {
-        info.name: D.infer(info.name, provider=provider, side="param", tool=tool.function_name)
-        for info in TR.param_infos(tool.parameters)
+        info.name: value_domains.infer(info.name, provider=provider, side="param", tool=tool.function_name)
+        for info in trial_engine.param_infos(tool.parameters)
     }
-    targets = (edge.domains or {}).get("target") or [params.get(p, D.UNKNOWN) for p in edge.target_params]
+    targets = (edge.domains or {}).get("target") or [params.get(p, value_domains.UNKNOWN) for p in edge.target_params]
     own = set(edge.target_params)
-    conditions = D.binding_conditions(targets, {p: d for p, d in params.items() if p not in own})
+    conditions = value_domains.binding_conditions(targets, {p: d for p, d in params.items() if p not in own})
     links = []
     held = (CandidateEdge.Status.VERIFIED, CandidateEdge.Status.ECHO)
     for param in conditions["companions"]:
@@ -1453,7 +1476,7 @@ def _binding_conditions(edge: CandidateEdge) -> dict[str, Any]:
             .first()
         )
         if sibling is not None:
-            invalid = D.domain(params.get(param, D.UNKNOWN)).invalid
+            invalid = value_domains.domain(params.get(param, value_domains.UNKNOWN)).invalid
             links.append(
                 {"param": param, "field": sibling.source_field, "transform": sibling.transform, "invalid": invalid}
             )
@@ -1468,7 +1491,7 @@ def _request_conditions(edge: CandidateEdge) -> dict[str, Any]:
     without: list[str] = []
     unless: dict[str, list[str]] = {}
     for name, target in zip(edge.source_fields, targets, strict=False):
-        for param, values in D.request_condition(name, provider=provider, target=target).items():
+        for param, values in value_domains.request_condition(name, provider=provider, target=target).items():
             if values:
                 unless[param] = values
             elif param not in without:

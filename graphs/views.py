@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext, gettext_noop
 from django.views.decorators.http import require_GET, require_POST
 
-from graphs.engine import transforms as T
+from graphs.engine import transforms
 from graphs.filtersets import CandidateEdgeFilterSet
 from graphs.models import CandidateEdge, GraphSnapshot, VerificationRun
 from graphs.selectors import (
@@ -122,8 +122,8 @@ def edge_detail(request, pk: int):
     for trial in trials:
         trial.outcome_text = trial_outcome_text(trial)
     try:
-        transform_text = T.describe(edge.transform)
-    except T.TransformError:
+        transform_text = transforms.describe(edge.transform)
+    except transforms.TransformError:
         transform_text = ""
     return render(
         request,

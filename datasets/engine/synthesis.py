@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphs.engine import transforms as T
+from graphs.engine import transforms
 from graphs.engine.names import is_control_param, normalize
 from graphs.engine.sampling import rng_for
 from graphs.engine.walk import (
@@ -642,8 +642,8 @@ class _Run:
                     "binding.missing_field", f"{'+'.join(link.fields)} -> {step.name}.{'+'.join(link.params)}"
                 )
             try:
-                out = T.apply(link.transform, values)  # type: ignore[arg-type]
-            except T.TransformError as exc:
+                out = transforms.apply(link.transform, values)  # type: ignore[arg-type]
+            except transforms.TransformError as exc:
                 raise Discard("binding.transform", f"{link.transform}: {exc}") from None
             if not link.accepts(out):
                 # A 시군구 row's 동 part 00000 names no 동: the edge holds only for records that name a unit.

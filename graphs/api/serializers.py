@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from apis.models import Tool
-from graphs.engine import transforms as T
+from graphs.engine import transforms
 from graphs.models import CandidateEdge, EdgeTrial, GraphSnapshot, VerificationRun
 from graphs.services import RUN_DEFAULTS
 
@@ -72,8 +72,8 @@ class CandidateEdgeCreateSerializer(serializers.Serializer):
 
     def validate_transform(self, value: str) -> str:
         try:
-            T.parse(value)
-        except T.TransformError as exc:
+            transforms.parse(value)
+        except transforms.TransformError as exc:
             raise serializers.ValidationError(str(exc)) from None
         return value
 

@@ -17,9 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from graphs.engine import domains as D
-from graphs.engine import shapes
-from graphs.engine import transforms as T
+from graphs.engine import domains, shapes, transforms
 from graphs.engine.coords import CoordPair, coordinate_pairs
 from graphs.engine.names import blocking_keys, concept_transforms, is_control_param, name_similarity, target_keys
 from graphs.engine.retriever import Retriever, TfidfRetriever
@@ -102,7 +100,7 @@ class _Side:
     shape: shapes.Shape
     # What transform inference needs to know of the samples, as one hashable key (see _profile).
     profile: tuple = ()
-    domain: str = D.UNKNOWN  # what kind of value it is (graphs/engine/domains.py)
+    domain: str = domains.UNKNOWN  # what kind of value it is (graphs/engine/domains.py)
 
 
 def _samples(examples: Sequence[str], observed: Sequence[str], limit: int = 40) -> tuple[str, ...]:
@@ -172,15 +170,15 @@ class _Shaped:
         out, observed = [], []
         for value in side.samples:
             try:
-                out.append(T.apply(spec, [value])[0])
-            except T.TransformError:
+                out.append(transforms.apply(spec, [value])[0])
+            except transforms.TransformError:
                 continue
         if side.samples and not out:
             return None  # the transform takes none of the values
         for value in side.observed:
             try:
-                observed.append(T.apply(spec, [value])[0])
-            except T.TransformError:
+                observed.append(transforms.apply(spec, [value])[0])
+            except transforms.TransformError:
                 continue
         shape = shapes.profile(out)
         return self._interned.setdefault(shape, shape), tuple(out), tuple(observed)
@@ -196,7 +194,7 @@ def _sides(tools: Sequence[ToolInfo]) -> tuple[list[_Side], list[_Side]]:
         profile = _profile(shape, samples)
         profile = interned.setdefault(profile, profile)
         info = tools[tool]
-        domain = D.infer(name, provider=info.provider, side=kind, tool=info.name)
+        domain = domains.infer(name, provider=info.provider, side=kind, tool=info.name)
         return _Side(tool, name, short, f"{short} {description}", samples, tuple(observed), shape, profile, domain)
 
     sources, targets = [], []
@@ -311,7 +309,7 @@ def _generate(tools, config, retriever, progress) -> list[Candidate]:
                 if target.tool == source.tool:
                     continue
                 # Only a value of the kind the parameter means: domains must join (or be unknown, penalized).
-                if D.match(source.domain, target.domain) is None:
+                if domains.match(source.domain, target.domain) is None:
                     continue
                 # An easting never fills a northing: both sides are coordinates and their axes differ.
                 axis = axes.get((source.tool, source.name, False))
@@ -404,7 +402,7 @@ class _Scorer:
                 concept_transforms(source.short, target.short),
             )
         name, linked = named
-        joined = D.match(source.domain, target.domain)
+        joined = domains.match(source.domain, target.domain)
         if joined is None:
             return None
         description = max(0.0, self.retriever.similarity(s_index, t_index))
@@ -446,7 +444,7 @@ class _Scorer:
 
 def _candidate(tools: Sequence[ToolInfo], source: _Side, target: _Side, scored: tuple) -> Candidate:
     total, spec, name, description, shape, overlap = scored
-    joined = D.match(source.domain, target.domain)
+    joined = domains.match(source.domain, target.domain)
     return Candidate(
         source_tool=tools[source.tool].id,
         source_field=source.name,
@@ -542,9 +540,9 @@ def _coordinate_candidates(tools: Sequence[ToolInfo], config: MatchConfig, provi
             projected = 0
             for x, y in samples:
                 try:
-                    T.apply(spec, [x, y])
+                    transforms.apply(spec, [x, y])
                     projected += 1
-                except T.TransformError:
+                except transforms.TransformError:
                     pass
             shape = projected / len(samples) if samples else 0.5
             description = max(0.0, retriever.similarity(s_index, t_index))
@@ -566,8 +564,8 @@ def _coordinate_candidates(tools: Sequence[ToolInfo], config: MatchConfig, provi
                             "overlap": 0.0,
                             "total": total,
                             "domains": [
-                                list(D.pair_domains(source_pair.frame)),
-                                list(D.pair_domains(target_pair.frame)),
+                                list(domains.pair_domains(source_pair.frame)),
+                                list(domains.pair_domains(target_pair.frame)),
                             ],
                             "domain_factor": 1.0,
                         },
@@ -582,10 +580,10 @@ def _coordinate_candidates(tools: Sequence[ToolInfo], config: MatchConfig, provi
 def _pair_in_frame(tool: ToolInfo, pair: CoordPair, side: str) -> bool:
     """A pair found by its values is bound only when the domain table does not say otherwise: a known domain
     must be the frame's coordinate of that axis (AirKorea's dmX/dmY, whose axes swap with ver, never are)."""
-    expected = D.pair_domains(pair.frame or "")
+    expected = domains.pair_domains(pair.frame or "")
     for name, want in zip((pair.x, pair.y), expected, strict=True):
-        found = D.infer(name, provider=tool.provider, side=side, tool=tool.name)
-        if found != D.UNKNOWN and found != want:
+        found = domains.infer(name, provider=tool.provider, side=side, tool=tool.name)
+        if found != domains.UNKNOWN and found != want:
             return False
     return True
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 
-from graphs.engine import transforms as T
+from graphs.engine import transforms
 from graphs.engine.candidates import Candidate, ToolInfo
 from graphs.engine.retriever import EmbeddingRetriever
 
@@ -105,7 +105,9 @@ _SCORER_SYSTEM = (
     "after the transform, can be passed as the target tool's parameter and the call will find data. Answer "
     'only a JSON array with one object per pair: {"i": <pair number>, "feasibility": <0..1>, '
     '"transform": <a transform spec or null>}. Transforms: '
-    + "; ".join(f"{t.name}{''.join(':' + p for p in t.params)} = {t.description}" for t in T.TRANSFORMS.values())
+    + "; ".join(
+        f"{t.name}{''.join(':' + p for p in t.params)} = {t.description}" for t in transforms.TRANSFORMS.values()
+    )
 )
 
 
@@ -174,9 +176,9 @@ def rescore(
             suggested = row.get("transform")
             if isinstance(suggested, str) and suggested != transform:
                 try:
-                    if T.arity(suggested) == T.arity(transform):
+                    if transforms.arity(suggested) == transforms.arity(transform):
                         transform = suggested
-                except T.TransformError:
+                except transforms.TransformError:
                     pass
             total = round((candidate.score + feasibility) / 2, 4)
             if total >= min_score:
@@ -189,7 +191,7 @@ _PROPOSER_SYSTEM = (
     "You link Korean public-API tools. Given a target tool's parameter and candidate source tools with their "
     "record fields, name the fields whose values (after a transform) can fill the parameter. Answer only a JSON "
     'array of {"source": <tool name>, "field": <field path>, "transform": <spec>, "feasibility": <0..1>}; '
-    "an empty array if none fits. Transforms: " + ", ".join(T.TRANSFORMS)
+    "an empty array if none fits. Transforms: " + ", ".join(transforms.TRANSFORMS)
 )
 
 
@@ -210,10 +212,10 @@ def propose(
         if source is None or source.id == target.id or field_path not in {f.path for f in source.fields}:
             continue
         try:
-            if T.arity(spec) != 1:
+            if transforms.arity(spec) != 1:
                 continue
             feasibility = min(1.0, max(0.0, float(row.get("feasibility", 0))))
-        except (T.TransformError, TypeError, ValueError):
+        except (transforms.TransformError, TypeError, ValueError):
             continue
         if feasibility >= min_score:
             found.append(

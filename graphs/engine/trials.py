@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from graphs.engine import domains as D
-from graphs.engine import transforms as T
+from graphs.engine import domains as value_domains
+from graphs.engine import transforms
 from graphs.engine.candidates import ParamInfo
 from graphs.engine.names import is_control_param
 from graphs.engine.posterior import ENVIRONMENTAL, SKIPPED, STRUCTURAL, SUCCESS
@@ -210,12 +210,12 @@ def listing_input(
     keep = 2 if _slice_start(transform) < 5 else 5
     out: dict[str, Any] = {}
     for name, value in inputs.items():
-        domain = param_domains.get(name, D.UNKNOWN)
+        domain = param_domains.get(name, value_domains.UNKNOWN)
         if name in LEVEL_PARAMS:
             out.setdefault(name, value)  # set already where the code before it was raised
-        elif is_control_param(name) or domain == D.UNKNOWN:
+        elif is_control_param(name) or domain == value_domains.UNKNOWN:
             out[name] = value
-        elif name not in required and D.chainable(domain) and not D.is_coordinate(domain):
+        elif name not in required and value_domains.chainable(domain) and not value_domains.is_coordinate(domain):
             continue  # an optional filter: without it the tool lists
         elif domain in LIST_ALL:
             out[name] = LIST_ALL[domain]
@@ -286,8 +286,8 @@ def bind(
     last_error = TRANSFORM_FAILED
     for index, values in tuples[:5]:
         try:
-            out = T.apply(transform, list(values))
-        except T.TransformError:
+            out = transforms.apply(transform, list(values))
+        except transforms.TransformError:
             continue
         if len(out) != len(target_params):
             return last_error
@@ -297,10 +297,10 @@ def bind(
 
 def _valid(transform: str, values: Sequence[str], target_domains: Sequence[str]) -> bool:
     try:
-        out = T.apply(transform, list(values))
-    except T.TransformError:
+        out = transforms.apply(transform, list(values))
+    except transforms.TransformError:
         return True  # the binding reports the transform's failure itself
-    return all(D.valid_value(name, value) for name, value in zip(target_domains, out, strict=False))
+    return all(value_domains.valid_value(name, value) for name, value in zip(target_domains, out, strict=False))
 
 
 def target_params(
@@ -346,7 +346,7 @@ def target_params(
     for name in send:
         if name not in params and name in siblings:
             params[name] = siblings[name]
-    for name in D.param_companions(bound, provider=provider):
+    for name in value_domains.param_companions(bound, provider=provider):
         if name not in params:
             value = siblings.get(name, _example(props.get(name) or {}))
             if value is None:
@@ -414,7 +414,7 @@ def source_outcome(ok: bool, error_class: str | None, records: Sequence) -> tupl
 
 def target_outcome(ok: bool, error_class: str | None, records: Sequence) -> tuple[str, str]:
     if ok and records:
-        if all(isinstance(r, Mapping) and D.is_negative(r) for r in records):
+        if all(isinstance(r, Mapping) and value_domains.is_negative(r) for r in records):
             return STRUCTURAL, NEGATIVE_ANSWER
         return SUCCESS, ""
     if _is_env(error_class):
@@ -474,7 +474,7 @@ def is_echo(
     ]
     if not inputs or not source_values:
         return False
-    if bound and T.arity(transform) == 1 and _bound_from_inputs(bound, inputs, transform):
+    if bound and transforms.arity(transform) == 1 and _bound_from_inputs(bound, inputs, transform):
         return True
     for value in source_values.values():
         text = str(value).strip()
@@ -493,8 +493,8 @@ def _bound_from_inputs(bound: Mapping[str, Any], inputs: Sequence[str], transfor
     projected = set()
     for given in inputs:
         try:
-            projected.update(str(v).strip() for v in T.apply(transform, [given]))
-        except T.TransformError:
+            projected.update(str(v).strip() for v in transforms.apply(transform, [given]))
+        except transforms.TransformError:
             continue
     return all(any(_same(text, p) for p in projected) for v in bound.values() for text in _scalars(v))
 
@@ -513,7 +513,11 @@ class Check:
 def _domain_values(records: Sequence[Mapping[str, Any]], domains: Mapping[str, str]) -> dict[str, set[str]]:
     found: dict[str, set[str]] = {}
     for path, domain in domains.items():
-        if not D.chainable(domain) or D.is_coordinate(domain) or domain == D.UNKNOWN:
+        if (
+            not value_domains.chainable(domain)
+            or value_domains.is_coordinate(domain)
+            or domain == value_domains.UNKNOWN
+        ):
             continue
         for record in records:
             text = _text(record_value(record, path))
@@ -539,7 +543,7 @@ def consistency(
     records = [r for r in target_records if isinstance(r, Mapping)]
     theirs = _domain_values(records, target_domains)
     for param, value in bound.items():
-        domain = bound_domains.get(param, D.UNKNOWN)
+        domain = bound_domains.get(param, value_domains.UNKNOWN)
         seen = theirs.get(domain, set())
         given = _scalars(value)
         if given and any(_same(g, v) for g in given for v in seen):
@@ -555,14 +559,14 @@ def consistency(
         else:
             disagree.append(f"{domain} {sorted(values)[0]} vs {sorted(other)[0]}")
         # A 10-digit 법정동 code on one side and its 시군구 prefix on the other agree through the slice.
-    for (src, dst), specs in D.LINKS.items():
+    for (src, dst), specs in value_domains.LINKS.items():
         if src in ours and dst in theirs and src != dst:
             projected = set()
             for value in ours[src]:
                 for spec in specs:
                     try:
-                        projected.add(T.apply(spec, [value])[0])
-                    except T.TransformError:
+                        projected.add(transforms.apply(spec, [value])[0])
+                    except transforms.TransformError:
                         continue
             if projected & theirs[dst]:
                 agree.append(f"{src}->{dst}")
@@ -589,17 +593,17 @@ def specificity_value(
     others = []
     for _, values in field_tuples(records, source_fields):
         try:
-            out = list(T.apply(transform, list(values)))
-        except T.TransformError:
+            out = list(transforms.apply(transform, list(values)))
+        except transforms.TransformError:
             continue
-        if not all(D.valid_value(name, value) for name, value in zip(target_domains, out, strict=False)):
+        if not all(value_domains.valid_value(name, value) for name, value in zip(target_domains, out, strict=False)):
             continue  # a 시도 row's 00000 is no other 동
         if [str(v) for v in out] != current and out not in others:
             others.append(out)
     if others:
         return others[rng.randrange(len(others))], "another value from A's records"
     if len(target_domains) == 1:
-        samples = [v for v in D.domain(target_domains[0]).samples if not _same(v, current[0])]
+        samples = [v for v in value_domains.domain(target_domains[0]).samples if not _same(v, current[0])]
         if samples:
             return [samples[rng.randrange(len(samples))]], f"another {target_domains[0]} from the reference table"
     return None
@@ -610,11 +614,11 @@ def confusion_value(target_domains: Sequence[str], rng: random.Random) -> tuple[
     areaCode belongs); None for coordinates and for domains without a confusable one."""
     if len(target_domains) != 1:
         return None
-    confusable = D.domain(target_domains[0]).confusable
-    samples = D.domain(confusable).samples if confusable else ()
+    confusable = value_domains.domain(target_domains[0]).confusable
+    samples = value_domains.domain(confusable).samples if confusable else ()
     if not samples:
         return None
-    return [samples[rng.randrange(len(samples))]], f"a {confusable} ({D.domain(confusable).label})"
+    return [samples[rng.randrange(len(samples))]], f"a {confusable} ({value_domains.domain(confusable).label})"
 
 
 def confusion_outcome(ok: bool, error_class: str | None, records: Sequence, check: Check | None) -> tuple[str, str]:
@@ -624,7 +628,7 @@ def confusion_outcome(ok: bool, error_class: str | None, records: Sequence, chec
         return ENVIRONMENTAL, error_class or ""
     if not (ok and records):
         return SUCCESS, ""
-    if all(isinstance(r, Mapping) and D.is_negative(r) for r in records):
+    if all(isinstance(r, Mapping) and value_domains.is_negative(r) for r in records):
         return SUCCESS, ""
     if check is not None and check.verdict == INCONSISTENT_CHECK:
         return SUCCESS, ""

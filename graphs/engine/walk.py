@@ -27,8 +27,7 @@ from typing import Any
 
 import networkx as nx
 
-from graphs.engine import domains as D
-from graphs.engine import transforms as T
+from graphs.engine import domains, transforms
 from graphs.engine.names import is_control_param, normalize
 from graphs.engine.sampling import rng_for
 
@@ -420,8 +419,8 @@ def edge_links(
         params = tuple(p.strip() for p in str(binding.get("param", "")).split(",") if p.strip())
         transform = binding.get("transform") or "identity"
         try:
-            arity = T.arity(transform)
-        except T.TransformError:
+            arity = transforms.arity(transform)
+        except transforms.TransformError:
             continue
         if not fields or len(fields) != arity or len(params) != arity:
             continue
@@ -503,7 +502,7 @@ def requirements(
         if example is None:
             return None
         constants[name] = example
-    for name in D.param_companions(bound, provider=tool.provider):
+    for name in domains.param_companions(bound, provider=tool.provider):
         # An optional parameter the bound ones only work with (HIRA's radius beside xPos, yPos).
         if name not in constants and (example := tool.example(name)) is not None:
             constants[name] = example

@@ -8,7 +8,7 @@ import copy
 import networkx as nx
 import pytest
 
-from datasets.engine import korean as K
+from datasets.engine import korean
 from datasets.engine.filters import NATURAL, passed, run_filters
 from datasets.engine.naturalness import naturalness_problems, problem_classes
 from datasets.engine.needs import NEEDS, NeedPlanner, Verified
@@ -218,20 +218,20 @@ def test_on_items_of_graph_walks_the_stage_reports_but_does_not_gate():
     ],
 )
 def test_particles_follow_the_final_sound(word, particle, expected):
-    assert K.josa(word, particle) == expected
+    assert korean.josa(word, particle) == expected
 
 
 def test_templates_fill_their_slots_and_refuse_a_missing_one():
-    assert K.fill("{gu|은} {dong|이랑} 비교", {"gu": "관악구", "dong": "봉천동"}) == "관악구는 봉천동이랑 비교"
+    assert korean.fill("{gu|은} {dong|이랑} 비교", {"gu": "관악구", "dong": "봉천동"}) == "관악구는 봉천동이랑 비교"
     with pytest.raises(KeyError):
-        K.fill("{gu} 날씨", {})
+        korean.fill("{gu} 날씨", {})
 
 
 def test_amounts_read_as_people_say_them():
-    assert K.manwon("74,560") == "7억 4,560만 원"
-    assert K.manwon("9500") == "9,500만 원"
-    assert K.manwon("200000") == "20억 원"
-    assert K.hhmm(930) == "9:30" and K.hhmm("2100") == "21:00"
+    assert korean.manwon("74,560") == "7억 4,560만 원"
+    assert korean.manwon("9500") == "9,500만 원"
+    assert korean.manwon("200000") == "20억 원"
+    assert korean.hhmm(930) == "9:30" and korean.hhmm("2100") == "21:00"
 
 
 def test_every_request_of_the_catalog_is_free_of_artifacts_procedures_and_codes():
@@ -263,7 +263,7 @@ def test_every_request_of_the_catalog_is_free_of_artifacts_procedures_and_codes(
         assert set(registers) == {"haeyo", "banmal", "hamnida"}, need
         for variants in registers.values():
             for template in variants:
-                text = K.fill(template, values)
+                text = korean.fill(template, values)
                 item = {
                     "request": text,
                     "answer": "답",

@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from datasets.engine import korean as K
+from datasets.engine import korean
 from datasets.engine.diversity import blank, diversity_report
 from datasets.engine.needs import NEEDS, Phrasebook
 from datasets.engine.needs.catalog import (
@@ -54,7 +54,7 @@ def test_the_phrasebook_balances_registers_and_spreads_wordings_over_a_run():
     chosen = []
     for n in range(14 * len(NEEDS)):  # every need as often: the registers balance per need, then over the run
         need = NEEDS[n % len(NEEDS)]
-        wanted = {s for v in phrases()["requests"][need.id]["haeyo"] for s in K.slots(v)}
+        wanted = {s for v in phrases()["requests"][need.id]["haeyo"] for s in korean.slots(v)}
         chosen.append((need.id, *book.choose(need.id, wanted | set(slots), rng)))
     registers = Counter(r for _, r, _ in chosen)
     assert set(registers) == {"haeyo", "banmal", "hamnida"} and max(registers.values()) - min(registers.values()) <= 1
@@ -205,7 +205,7 @@ def test_where_is_answered_with_the_address_after_the_district_named():
 
 def test_bus_messages_without_a_time_read_as_words():
     assert arrival_text("출발대기") == "차고지에서 출발 대기 중" and arrival_text("운행종료") == "오늘 운행 종료"
-    assert K.josa(arrival_text("3분후[2번째 전]"), "이에요").endswith("전)이에요")
+    assert korean.josa(arrival_text("3분후[2번째 전]"), "이에요").endswith("전)이에요")
 
 
 def test_reference_lookups_are_asked_once_a_run_and_live_readings_every_time():

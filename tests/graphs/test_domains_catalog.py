@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphs.engine import domains as D
+from graphs.engine import domains
 from graphs.engine.names import is_control_param
 from graphs.services import _active_tools, tool_infos
 
@@ -84,11 +84,11 @@ def _inferred(catalog) -> dict[tuple[str, str, str], str]:
     table = {}
     for info in tool_infos(_active_tools()):
         for param in info.params:
-            table[(info.name, "param", param.name)] = D.infer(
+            table[(info.name, "param", param.name)] = domains.infer(
                 param.name, provider=info.provider, side="param", tool=info.name
             )
         for field in info.fields:
-            table[(info.name, "field", field.path)] = D.infer(
+            table[(info.name, "field", field.path)] = domains.infer(
                 field.path, provider=info.provider, side="field", tool=info.name
             )
     return table
@@ -97,13 +97,13 @@ def _inferred(catalog) -> dict[tuple[str, str, str], str]:
 def test_every_bundled_parameter_and_field_gets_a_domain_from_the_table(catalog):
     table = _inferred(catalog)
     assert len({tool for tool, _, _ in table}) >= 50
-    assert set(table.values()) <= set(D.DOMAINS), "a rule names a domain the table does not define"
+    assert set(table.values()) <= set(domains.DOMAINS), "a rule names a domain the table does not define"
     wrong = {key: (table.get(key), want) for key, want in EXPECTED.items() if table.get(key) != want}
     assert not wrong, wrong
     # Every parameter a link could fill has a known domain: no target is left to chance.
-    unknown = [key for key, domain in table.items() if key[1] == "param" and domain == D.UNKNOWN]
+    unknown = [key for key, domain in table.items() if key[1] == "param" and domain == domains.UNKNOWN]
     unknown = [key for key in unknown if not is_control_param(key[2])]
     assert not unknown, unknown
     # Unknown stays an honest minority among fields (detail texts of one provider, opaque flags).
     fields = [domain for key, domain in table.items() if key[1] == "field"]
-    assert fields.count(D.UNKNOWN) < 0.4 * len(fields)
+    assert fields.count(domains.UNKNOWN) < 0.4 * len(fields)

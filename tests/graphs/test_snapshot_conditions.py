@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graphs.engine import domains as D
+from graphs.engine import domains
 from graphs.models import CandidateEdge
 from graphs.services import edge_create, graph_snapshot_create, snapshot_graph
 
@@ -31,7 +31,7 @@ def test_a_snapshot_binding_states_its_invalid_values_and_companions(catalog):
     assert binding["invalid"] == ["0{5}"] and binding["companions"] == ["sigunguCd"]
     # Nor a 시도 row's 11000 or a 시 whose 구 are the units (수원시 41110) as its 시군구.
     assert binding["companion_links"] == [
-        {"param": "sigunguCd", "field": "stdgCd", "transform": "slice:0:5", "invalid": D.domain("sgg5").invalid}
+        {"param": "sigunguCd", "field": "stdgCd", "transform": "slice:0:5", "invalid": domains.domain("sgg5").invalid}
     ]
     assert all(code in binding["companion_links"][0]["invalid"] for code in ("41110", "48120"))
     assert binding["unless"] == {"lv": ["1", "2"]}

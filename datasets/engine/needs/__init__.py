@@ -14,7 +14,7 @@ import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from datasets.engine import korean as K
+from datasets.engine import korean
 from datasets.engine.needs.catalog import NEEDS, phrases
 from datasets.engine.needs.runtime import Need, Realised, Verified, realise
 from datasets.engine.phrasing import Text
@@ -99,7 +99,7 @@ class Phrasebook:
     def choose(self, need_id: str, slots: set[str], rng: random.Random) -> tuple[str, str]:
         requests = phrases()["requests"][need_id]
         fitting = {
-            r: [v for v in requests.get(r) or () if K.slots(v) <= slots] for r, _ in REGISTERS if requests.get(r)
+            r: [v for v in requests.get(r) or () if korean.slots(v) <= slots] for r, _ in REGISTERS if requests.get(r)
         }
         fitting = {r: vs for r, vs in fitting.items() if vs}
         if not fitting:
@@ -135,7 +135,7 @@ def write(realised: Realised, *, seed: object, book: Phrasebook | None = None) -
     values = dict(outcome.slots)
     if "gu" in values and values.get("city") not in (None, "서울") and "{city" not in template:
         values["gu"] = f"{values['city']} {values['gu']}"  # 북구 alone is three cities' district
-    request = K.fill(template, values)
+    request = korean.fill(template, values)
     realised.request = request
     facts = realised.execution.facts
     facts["register"], facts["request_template"] = register, template

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from datasets.engine import korean as K
+from datasets.engine import korean
 from datasets.engine.needs.runtime import Bind, Ctx, Need, Outcome, Result
 from datasets.engine.synthesis import Discard, _all
 from graphs.engine.walk import CMP, COND, DRV, SEQ
@@ -288,7 +288,7 @@ async def air_in_dong(ctx: Ctx) -> Outcome:
     )
     air, nearest, latest = await realtime_air(ctx, nearby)
     text, short = air_sentence(ctx, air, nearest, latest)
-    return Outcome({"gu": gu, "dong": dong}, f"{gu} {K.josa(dong, '은')} {text}", short)
+    return Outcome({"gu": gu, "dong": dong}, f"{gu} {korean.josa(dong, '은')} {text}", short)
 
 
 async def air_worst_station(ctx: Ctx) -> Outcome:
@@ -366,7 +366,7 @@ async def weather_now_at_stop(ctx: Ctx) -> Outcome:
     ctx.asked("기온", f"{temp}℃", temp)
     raining = str(pty).strip() != "0"
     rain_text = (
-        f"지금 {K.josa(pty_label, '이')} 오고 있고 1시간 강수량은 {rain}mm예요"
+        f"지금 {korean.josa(pty_label, '이')} 오고 있고 1시간 강수량은 {rain}mm예요"
         if raining
         else ctx.choice(("지금 비는 안 오고 있어요", "비는 오지 않고 있어요"))
     )
@@ -469,7 +469,7 @@ async def site_hours(ctx: Ctx) -> Outcome:
         reuse=True,
     )
     record = intro.records[0]
-    rest, use, park = (K.strip_html(record.get(f)) for f in ("restdate", "usetime", "parking"))
+    rest, use, park = (korean.strip_html(record.get(f)) for f in ("restdate", "usetime", "parking"))
     if not (rest and use and park):
         raise Discard("need.no_value", "restdate/usetime/parking empty")
     for name, value in (
@@ -483,10 +483,10 @@ async def site_hours(ctx: Ctx) -> Outcome:
     ctx.asked("주차", park)
     answer = ctx.choice(
         (
-            f"{K.josa(title, '은')} 쉬는 날이 '{rest}'이고, 이용 시간은 {K.josa(repr_q(use), '이에요')}. "
-            f"주차는 {K.josa(repr_q(park), '이라고')} 안내돼 있어요.",
-            f"{title} 안내를 보면 이용 시간은 {repr_q(use)}, 쉬는 날은 {K.josa(repr_q(rest), '이에요')}. "
-            f"주차는 {K.josa(repr_q(park), '이라고')} 돼 있어요.",
+            f"{korean.josa(title, '은')} 쉬는 날이 '{rest}'이고, 이용 시간은 {korean.josa(repr_q(use), '이에요')}. "
+            f"주차는 {korean.josa(repr_q(park), '이라고')} 안내돼 있어요.",
+            f"{title} 안내를 보면 이용 시간은 {repr_q(use)}, 쉬는 날은 {korean.josa(repr_q(rest), '이에요')}. "
+            f"주차는 {korean.josa(repr_q(park), '이라고')} 돼 있어요.",
         )
     )
     return Outcome({"gu": gu, "site": title}, answer, f"휴무 {rest}")
@@ -540,13 +540,13 @@ async def places_in_district(ctx: Ctx) -> Outcome:
     ctx.asked("주소", local_address(shown[0]["addr1"], gu))
     listing = ", ".join(f"{str(r['title']).strip()}({local_address(r['addr1'], gu)})" for r in shown)
     if total <= len(shown):
-        answer = f"{city} {gu}에 등록된 {K.josa(kind, '은')} {total}곳이에요. {listing}."
+        answer = f"{city} {gu}에 등록된 {korean.josa(kind, '은')} {total}곳이에요. {listing}."
     else:
         answer = ctx.choice(
             (
-                f"{city} {gu}에 등록된 {K.josa(kind, '은')} {total}곳이에요. 다 적기엔 많아서 가나다순으로 앞의 "
+                f"{city} {gu}에 등록된 {korean.josa(kind, '은')} {total}곳이에요. 다 적기엔 많아서 가나다순으로 앞의 "
                 f"{len(shown)}곳만 주소와 함께 적으면 이래요: {listing}.",
-                f"{city} {gu}에는 {K.josa(kind, '이')} {total}곳 등록돼 있어요. 가나다순으로 {len(shown)}곳만 "
+                f"{city} {gu}에는 {korean.josa(kind, '이')} {total}곳 등록돼 있어요. 가나다순으로 {len(shown)}곳만 "
                 f"추리면 다음과 같아요: {listing}.",
             )
         )
@@ -557,7 +557,7 @@ async def places_in_district(ctx: Ctx) -> Outcome:
 
 
 def trade_line(r: Mapping) -> str:
-    return f"{r['aptNm']} {r['excluUseAr']}㎡ {floor(r['floor'])} {K.manwon(r['dealAmount'])}({int(r['dealMonth'])}/{int(r['dealDay'])})"
+    return f"{r['aptNm']} {r['excluUseAr']}㎡ {floor(r['floor'])} {korean.manwon(r['dealAmount'])}({int(r['dealMonth'])}/{int(r['dealDay'])})"
 
 
 async def apt_trades_in_dong(ctx: Ctx) -> Outcome:
@@ -579,8 +579,8 @@ async def apt_trades_in_dong(ctx: Ctx) -> Outcome:
     shown, total = ctx.show(rows, result=trades, criterion="dealAmount desc")
     for r in shown:
         ctx.answer(trades, "aptNm", r["aptNm"])
-        ctx.answer(trades, "dealAmount", r["dealAmount"], shown=K.manwon(r["dealAmount"]))
-    ctx.asked("최고가", K.manwon(rows[0]["dealAmount"]))
+        ctx.answer(trades, "dealAmount", r["dealAmount"], shown=korean.manwon(r["dealAmount"]))
+    ctx.asked("최고가", korean.manwon(rows[0]["dealAmount"]))
     lines = "; ".join(trade_line(r) for r in shown)
     head = ctx.choice(
         (
@@ -592,7 +592,7 @@ async def apt_trades_in_dong(ctx: Ctx) -> Outcome:
     return Outcome(
         {"gu": gu, "dong": dong, "month": month, "city": city},
         head + tail,
-        f"{total}건, 최고 {K.manwon(rows[0]['dealAmount'])}",
+        f"{total}건, 최고 {korean.manwon(rows[0]['dealAmount'])}",
     )
 
 
@@ -627,16 +627,18 @@ async def compare_districts(ctx: Ctx) -> Outcome:
     ctx.compare(t2, metric="count", values=[n1, n2], winner=None if n1 == n2 else (0 if n1 > n2 else 1))
     ctx.asked("거래 건수", f"{n1}건")
     ctx.asked("거래 건수", f"{n2}건")
-    ctx.asked("최고가", K.manwon(top1["dealAmount"]))
-    ctx.asked("최고가", K.manwon(top2["dealAmount"]))
+    ctx.asked("최고가", korean.manwon(top1["dealAmount"]))
+    ctx.asked("최고가", korean.manwon(top2["dealAmount"]))
     if n1 == n2:
         verdict = f"두 구 모두 {n1}건으로 같았어요."
     else:
         more, less = ((g1, n1), (g2, n2)) if n1 > n2 else ((g2, n2), (g1, n1))
-        verdict = f"{K.josa(more[0], '이')} {more[1]}건으로 {less[0]}({less[1]}건)보다 {more[1] - less[1]}건 많았어요."
+        verdict = (
+            f"{korean.josa(more[0], '이')} {more[1]}건으로 {less[0]}({less[1]}건)보다 {more[1] - less[1]}건 많았어요."
+        )
     answer = (
-        f"{month}월 아파트 매매 신고 건수는 {verdict} 최고가는 {g1} {top1['aptNm']} {K.manwon(top1['dealAmount'])}, "
-        f"{g2} {top2['aptNm']} {K.manwon(top2['dealAmount'])}이에요."
+        f"{month}월 아파트 매매 신고 건수는 {verdict} 최고가는 {g1} {top1['aptNm']} {korean.manwon(top1['dealAmount'])}, "
+        f"{g2} {top2['aptNm']} {korean.manwon(top2['dealAmount'])}이에요."
     )
     return Outcome({"gu1": g1, "gu2": g2, "month": month}, answer, f"{g1} {n1}건, {g2} {n2}건")
 
@@ -657,20 +659,20 @@ async def jeonse_under_budget(ctx: Ctx) -> Outcome:
     if not rows:
         raise Discard("need.no_values", "no contract under the budget")
     ctx.name(gu)
-    ctx.name(K.manwon(budget), K.manwon(budget).replace(" 원", "원"))
+    ctx.name(korean.manwon(budget), korean.manwon(budget).replace(" 원", "원"))
     ctx.name(f"{month}월", str(month))
     ctx.condition(rents, field="deposit", op="<=", value=budget, source="user", kept=len(rows), of=len(jeonse))
     shown, total = ctx.show(rows, result=rents, criterion="deposit asc")
     for r in shown:
         ctx.answer(rents, "aptNm", r["aptNm"])
-        ctx.answer(rents, "deposit", r["deposit"], shown=K.manwon(r["deposit"]))
-    ctx.asked("가장 싼 전세", K.manwon(rows[0]["deposit"]))
+        ctx.answer(rents, "deposit", r["deposit"], shown=korean.manwon(r["deposit"]))
+    ctx.asked("가장 싼 전세", korean.manwon(rows[0]["deposit"]))
     lines = "; ".join(
-        f"{r['aptNm']} {r['excluUseAr']}㎡ {floor(r['floor'])} 보증금 {K.manwon(r['deposit'])}" for r in shown
+        f"{r['aptNm']} {r['excluUseAr']}㎡ {floor(r['floor'])} 보증금 {korean.manwon(r['deposit'])}" for r in shown
     )
-    head = f"{month}월 {gu} 아파트 전세 계약 {len(jeonse)}건 중 보증금 {K.manwon(budget)} 이하는 {total}건이에요."
+    head = f"{month}월 {gu} 아파트 전세 계약 {len(jeonse)}건 중 보증금 {korean.manwon(budget)} 이하는 {total}건이에요."
     tail = f" 싼 순으로 {lines}." if total <= len(shown) else f" 싼 순으로 {len(shown)}건만 보면 {lines}."
-    return Outcome({"gu": gu, "city": city, "month": month, "budget": K.manwon(budget)}, head + tail, f"{total}건")
+    return Outcome({"gu": gu, "city": city, "month": month, "budget": korean.manwon(budget)}, head + tail, f"{total}건")
 
 
 async def apt_building(ctx: Ctx) -> Outcome:
@@ -708,16 +710,16 @@ async def apt_building(ctx: Ctx) -> Outcome:
     tallest = max(building.records, key=lambda r: number(r.get("grndFlrCnt")) or 0)
     ctx.answer(building, "grndFlrCnt", tallest["grndFlrCnt"])
     ctx.answer(building, "useAprDay", days[0])
-    ctx.answer(trades, "dealAmount", latest["dealAmount"], shown=K.manwon(latest["dealAmount"]))
+    ctx.answer(trades, "dealAmount", latest["dealAmount"], shown=korean.manwon(latest["dealAmount"]))
     ctx.asked("층수", f"{fmt(max(floors))}층")
-    ctx.asked("사용승인", K.ymd(days[0]), days[0][:4])
+    ctx.asked("사용승인", korean.ymd(days[0]), days[0][:4])
     day = days[0]
     approval = f"{day[:4]}년 {int(day[4:6])}월 {int(day[6:8])}일"
     dongs = len(building.records)
     answer = (
-        f"{gu} {dong} {K.josa(apt, '은')} 건축물대장상 {dongs}개 동이고 가장 높은 동이 지상 {fmt(max(floors))}층이에요. "
+        f"{gu} {dong} {korean.josa(apt, '은')} 건축물대장상 {dongs}개 동이고 가장 높은 동이 지상 {fmt(max(floors))}층이에요. "
         f"사용승인일은 {approval}이에요. 최근 매매는 {int(latest['dealMonth'])}월 {int(latest['dealDay'])}일 "
-        f"{latest['excluUseAr']}㎡ {floor(latest['floor'])}이 {K.manwon(latest['dealAmount'])}에 거래됐어요."
+        f"{latest['excluUseAr']}㎡ {floor(latest['floor'])}이 {korean.manwon(latest['dealAmount'])}에 거래됐어요."
     )
     return Outcome({"gu": gu, "dong": dong, "apt": apt}, answer, f"지상 {fmt(max(floors))}층, {approval}")
 
@@ -762,7 +764,7 @@ async def dong_population(ctx: Ctx) -> Outcome:
         (
             f"{when} 주민등록 기준으로 {city} {gu} {dong} 인구는 {people_n}(남 {male:,}명, 여 {female:,}명), "
             f"세대 수는 {homes}예요. 세대당 {row.get('hhNmpr')}명꼴이에요.",
-            f"{city} {gu} {K.josa(dong, '은')} {when} 기준 {homes}에 {people_n}이 살고 있어요"
+            f"{city} {gu} {korean.josa(dong, '은')} {when} 기준 {homes}에 {people_n}이 살고 있어요"
             f"(남 {male:,}명, 여 {female:,}명). 한 세대에 평균 {row.get('hhNmpr')}명이에요.",
             f"{when} 주민등록 통계로 {gu} {dong}에는 {people_n}, {homes}가 등록돼 있어요. 남자가 {male:,}명, "
             f"여자가 {female:,}명이에요.",
@@ -835,11 +837,11 @@ async def next_bus(ctx: Ctx) -> Outcome:
 
     if len(boards) == 1:
         heading, shown, total = boards[0]
-        said = K.josa(board(shown, total), "이에요")
+        said = korean.josa(board(shown, total), "이에요")
         answer = ctx.choice((f"{name} 정류장에 서는 버스는 {said}.", f"지금 {name} 정류장 기준으로 {said}."))
     else:
         sides = " ".join(
-            f"다음 정류장이 {K.josa(h, '인')} 쪽은 {K.josa(board(shown, total), '이에요')}."
+            f"다음 정류장이 {korean.josa(h, '인')} 쪽은 {korean.josa(board(shown, total), '이에요')}."
             for h, shown, total in boards
         )
         answer = f"{name} 정류장은 같은 이름으로 방향이 다른 {len(boards)}곳이 있어서 각각 알려드릴게요. {sides}"
@@ -904,7 +906,7 @@ def weekday_hours(week: Sequence[tuple[str, Any, Any]]) -> tuple[str, str]:
     days with the same hours ('월·화·목·금 9:00~18:00, 수 9:00~13:00') and the days without hours ('휴진')."""
     spans: dict[str, list[str]] = {}
     for day, start, end in week:
-        span = f"{K.hhmm(start)}~{K.hhmm(end)}" if start and end else "휴진"
+        span = f"{korean.hhmm(start)}~{korean.hhmm(end)}" if start and end else "휴진"
         spans.setdefault(span, []).append(DAY_NAMES[day])
     if len(spans) == 1:
         (span,) = spans
@@ -943,26 +945,26 @@ async def hospital_hours(ctx: Ctx) -> Outcome:
     if not open_days:
         raise Discard("need.no_value", "weekday hours")
     for day, s, e in open_days:
-        ctx.answer(detail, f"trmt{day}Start", s, shown=K.hhmm(s))
-        ctx.answer(detail, f"trmt{day}End", e, shown=K.hhmm(e))
+        ctx.answer(detail, f"trmt{day}Start", s, shown=korean.hhmm(s))
+        ctx.answer(detail, f"trmt{day}End", e, shown=korean.hhmm(e))
     weekday_text, weekday_short = weekday_hours(week)
-    ctx.asked("평일 진료", K.hhmm(open_days[0][1]))
+    ctx.asked("평일 진료", korean.hhmm(open_days[0][1]))
     sat_start, sat_end = info.get("trmtSatStart"), info.get("trmtSatEnd")
     if sat_start and sat_end:
-        ctx.answer(detail, "trmtSatStart", sat_start, shown=K.hhmm(sat_start))
-        ctx.asked("토요일", K.hhmm(sat_end))
-        saturday = f"토요일도 {K.hhmm(sat_start)}부터 {K.hhmm(sat_end)}까지 진료해요"
+        ctx.answer(detail, "trmtSatStart", sat_start, shown=korean.hhmm(sat_start))
+        ctx.asked("토요일", korean.hhmm(sat_end))
+        saturday = f"토요일도 {korean.hhmm(sat_start)}부터 {korean.hhmm(sat_end)}까지 진료해요"
     else:
         ctx.asked("토요일", "진료하지 않아요")
         saturday = "토요일은 진료하지 않아요"
     lunch = str(info.get("lunchWeek") or "").strip()
     if lunch and lunch != "없음":
         ctx.answer(detail, "lunchWeek", lunch)
-        lunch_text = f" 평일 점심시간은 {K.josa(lunch, '이에요')}."
+        lunch_text = f" 평일 점심시간은 {korean.josa(lunch, '이에요')}."
     else:
         lunch_text = " 평일 점심시간은 따로 없어요."
     ctx.asked("점심시간", lunch if lunch and lunch != "없음" else "따로 없어요")
-    answer = f"{K.josa(name, '은')} {weekday_text}, {saturday}.{lunch_text}"
+    answer = f"{korean.josa(name, '은')} {weekday_text}, {saturday}.{lunch_text}"
     if str(info.get("noTrmtSun", "")).strip() == "휴진":
         answer += " 일요일은 휴진이에요."
     return Outcome({"dong": dong, "hospital": name}, answer, weekday_short)
@@ -982,7 +984,7 @@ def order_phrase(shown: Sequence[tuple[Mapping, str, str]], rows: Sequence[tuple
     latest = rows[0][2]
     tied = sum(1 for _, _, e in rows if e == latest)
     if tied > len(shown):
-        return f"가장 늦게 {K.hhmm(latest)}까지 여는 곳이 {tied}곳이라, 그중 가나다순으로"
+        return f"가장 늦게 {korean.hhmm(latest)}까지 여는 곳이 {tied}곳이라, 그중 가나다순으로"
     return "늦게까지 여는 순으로"
 
 
@@ -996,7 +998,7 @@ def local_address(address: Any, gu: str) -> str:
 def pharmacy_lines(rows: Sequence[tuple[Mapping, str, str]], gu: str) -> str:
     """Each pharmacy with where it is (the request asks where), its hours that day and its phone."""
     return "; ".join(
-        f"{r['dutyName']}({local_address(r.get('dutyAddr'), gu)}, {K.hhmm(s)}~{K.hhmm(e)}, {r.get('dutyTel1', '')})"
+        f"{r['dutyName']}({local_address(r.get('dutyAddr'), gu)}, {korean.hhmm(s)}~{korean.hhmm(e)}, {r.get('dutyTel1', '')})"
         for r, s, e in rows
     )
 
@@ -1039,7 +1041,7 @@ async def pharmacies_open_now(ctx: Ctx) -> Outcome:
     ctx.condition(found, field=f"dutyTime{day}c", op=">", value=limit, source="user", kept=len(late), of=len(hours))
     shown, total = ctx.show(late, result=found, criterion="latest closing first")
     answer_pharmacies(ctx, found, shown, gu)
-    head = f"오늘({K.WEEKDAYS[day - 1]}요일) {gu} 약국 {len(hours)}곳 중 {spoken} 넘어서까지 여는 곳은 {total}곳이에요."
+    head = f"오늘({korean.WEEKDAYS[day - 1]}요일) {gu} 약국 {len(hours)}곳 중 {spoken} 넘어서까지 여는 곳은 {total}곳이에요."
     body = pharmacy_lines(shown, gu)
     tail = f" {body}." if total <= len(shown) else f" {order_phrase(shown, late)} {len(shown)}곳만 보면 {body}."
     return Outcome({"gu": gu, "city": city, "hour": spoken}, head + tail, f"{total}곳")
@@ -1105,16 +1107,16 @@ async def holiday_pharmacy(ctx: Ctx) -> Outcome:
     if locdate in days:
         ctx.answer(holidays, "dateName", days[locdate]["dateName"])
         head = (
-            f"{spoken}({K.WEEKDAYS[date.weekday()]}요일)은 공휴일({days[locdate]['dateName']})이 맞아요. "
+            f"{spoken}({korean.WEEKDAYS[date.weekday()]}요일)은 공휴일({days[locdate]['dateName']})이 맞아요. "
             f"그날 {gu}에서 문을 여는 약국은 {total}곳이에요."
         )
     else:
-        names = ", ".join(f"{K.ymd(d)} {days[d]['dateName']}" for d in sorted(days))
+        names = ", ".join(f"{korean.ymd(d)} {days[d]['dateName']}" for d in sorted(days))
         for d in sorted(days):
             ctx.answer(holidays, "dateName", days[d]["dateName"])
         head = (
-            f"{spoken}({K.WEEKDAYS[date.weekday()]}요일)은 공휴일이 아니에요(그달 공휴일은 {names}). "
-            f"평소 {K.WEEKDAYS[date.weekday()]}요일처럼 {gu}에서 문을 여는 약국은 {total}곳이에요."
+            f"{spoken}({korean.WEEKDAYS[date.weekday()]}요일)은 공휴일이 아니에요(그달 공휴일은 {names}). "
+            f"평소 {korean.WEEKDAYS[date.weekday()]}요일처럼 {gu}에서 문을 여는 약국은 {total}곳이에요."
         )
     body = pharmacy_lines(shown, gu)
     tail = f" {body}." if total <= len(shown) else f" {order_phrase(shown, rows)} {len(shown)}곳만 보면 {body}."
@@ -1143,7 +1145,7 @@ async def weekday_holidays(ctx: Ctx) -> Outcome:
     for _, r in rows:
         ctx.answer(found, "dateName", r["dateName"])
     ctx.asked("공휴일", str(rows[0][1]["dateName"]))
-    lines = ", ".join(f"{d.month}/{d.day}({K.WEEKDAYS[d.weekday()]}) {r['dateName']}" for d, r in rows)
+    lines = ", ".join(f"{d.month}/{d.day}({korean.WEEKDAYS[d.weekday()]}) {r['dateName']}" for d, r in rows)
     answer = f"{year}년 공휴일 {len(found.records)}일 중 평일에 있는 날은 {len(rows)}일이에요: {lines}."
     return Outcome({"year": year}, answer, f"{len(rows)}일")
 
@@ -1155,11 +1157,11 @@ async def drug_info(ctx: Ctx) -> Outcome:
     shown, total = ctx.show(found.records, result=found, criterion="every product of that name")
     parts = []
     for r in shown:
-        efficacy, usage = K.first_sentence(r.get("efcyQesitm")), K.first_sentence(r.get("useMethodQesitm"))
+        efficacy, usage = korean.first_sentence(r.get("efcyQesitm")), korean.first_sentence(r.get("useMethodQesitm"))
         if not efficacy or not usage:
             raise Discard("need.no_value", "efcy/useMethod")
         ctx.answer(found, "itemName", r["itemName"])
-        parts.append(f"{K.josa(str(r['itemName']), '은')} {r['entpName']} 제품으로, {efficacy} 복용법: {usage}")
+        parts.append(f"{korean.josa(str(r['itemName']), '은')} {r['entpName']} 제품으로, {efficacy} 복용법: {usage}")
     ctx.asked("효능", str(shown[0]["itemName"]))
     head = f"'{drug}' 제품은 {total}가지예요. " if total > 1 else ""
     return Outcome({"drug": drug}, head + " ".join(parts), str(shown[0]["itemName"]))
@@ -1211,8 +1213,8 @@ async def subscription_types(ctx: Ctx) -> Outcome:
     shown, total = ctx.show(rows, result=models, criterion="every house type")
     for r in shown:
         ctx.answer(models, "HOUSE_TY", r["HOUSE_TY"], shown=house_type(r["HOUSE_TY"]))
-        ctx.answer(models, "LTTOT_TOP_AMOUNT", r["LTTOT_TOP_AMOUNT"], shown=K.manwon(r["LTTOT_TOP_AMOUNT"]))
-    ctx.asked("분양가", K.manwon(shown[0]["LTTOT_TOP_AMOUNT"]))
+        ctx.answer(models, "LTTOT_TOP_AMOUNT", r["LTTOT_TOP_AMOUNT"], shown=korean.manwon(r["LTTOT_TOP_AMOUNT"]))
+    ctx.asked("분양가", korean.manwon(shown[0]["LTTOT_TOP_AMOUNT"]))
 
     def units(r: Mapping) -> str:
         general, special = number(r.get("SUPLY_HSHLDCO")), number(r.get("SPSPLY_HSHLDCO"))
@@ -1227,9 +1229,9 @@ async def subscription_types(ctx: Ctx) -> Outcome:
             if r.get(field) not in (None, ""):
                 ctx.answer(models, field, r[field])
     lines = "; ".join(
-        f"{house_type(r['HOUSE_TY'])} {units(r)}(최고 분양가 {K.manwon(r['LTTOT_TOP_AMOUNT'])})" for r in shown
+        f"{house_type(r['HOUSE_TY'])} {units(r)}(최고 분양가 {korean.manwon(r['LTTOT_TOP_AMOUNT'])})" for r in shown
     )
-    answer = f"{K.josa(house, '은')} 주택형이 {total}개예요: {lines}."
+    answer = f"{korean.josa(house, '은')} 주택형이 {total}개예요: {lines}."
     return Outcome({"region": region, "house": house}, answer, f"{total}개 주택형")
 
 

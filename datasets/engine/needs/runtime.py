@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from datasets.engine.synthesis import Call, Discard, Execution, StepRun, _all, coerce, scalar_text
-from graphs.engine import transforms as T
+from graphs.engine import transforms
 from graphs.engine.walk import Answer, Link, Plan, Step, ToolMeta
 
 Execute = Callable[[ToolMeta, dict[str, Any]], Awaitable[Any]]
@@ -260,8 +260,8 @@ class Ctx:
             if any(v is None for v in values):
                 raise Discard("binding.missing_field", f"{bind.source}.{'+'.join(bind.fields)} is empty")
             try:
-                out = T.apply(bind.transform, [str(v).strip() for v in values])  # type: ignore[arg-type]
-            except T.TransformError as exc:
+                out = transforms.apply(bind.transform, [str(v).strip() for v in values])  # type: ignore[arg-type]
+            except transforms.TransformError as exc:
                 raise Discard("binding.transform", f"{bind.transform}: {exc}") from None
             if not link.accepts(out):
                 raise Discard("binding.invalid_value", f"{bind.target}.{'+'.join(bind.params)}={'+'.join(out)}")

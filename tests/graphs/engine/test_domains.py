@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from graphs.engine import domains as D
+from graphs.engine import domains
 from graphs.engine import trials as TR
 from graphs.engine.posterior import STRUCTURAL, SUCCESS
 
@@ -38,44 +38,48 @@ TOUR = "apis.data.go.kr/B551011"
         ),
         ("taMax4", "apis.data.go.kr/1360000", "field", "get_mid_ta", "measure"),
         ("pageNo", "apis.data.go.kr/1613000", "param", "get_br_title_info", "option"),
-        ("mysteryField", "example.org", "field", "x", D.UNKNOWN),
+        ("mysteryField", "example.org", "field", "x", domains.UNKNOWN),
     ],
 )
 def test_inference_reads_names_in_the_light_of_the_provider(name, provider, side, tool, domain):
-    assert D.infer(name, provider=provider, side=side, tool=tool) == domain
+    assert domains.infer(name, provider=provider, side=side, tool=tool) == domain
 
 
 def test_domains_join_only_when_a_value_of_one_is_a_value_of_the_other():
-    assert D.match("sgg5", "sgg5").transforms == ("identity",)
-    assert D.match("bjd10", "sgg5").transforms == ("slice:0:5",)
-    assert D.match("bjd10", "umd5").transforms == ("slice:5:10",)
+    assert domains.match("sgg5", "sgg5").transforms == ("identity",)
+    assert domains.match("bjd10", "sgg5").transforms == ("slice:0:5",)
+    assert domains.match("bjd10", "umd5").transforms == ("slice:5:10",)
     # The planted classes of the audit: never proposed, and the reason says why.
     for source, target in [("sgg5", "tour.area"), ("hira.sggu", "sgg5"), ("tour.sigungu", "tour.area")]:
-        assert D.match(source, target) is None
-        assert "is not a" in D.mismatch_reason(source, target)
+        assert domains.match(source, target) is None
+        assert "is not a" in domains.mismatch_reason(source, target)
     # Dates, measurements and coordinates one by one never join.
-    assert D.match("date.ymd", "date.ymd") is None and "identifies nothing" in D.mismatch_reason("date.ymd", "date.ymd")
-    assert D.match("measure", "lot.ji4") is None
-    assert D.match("tm.x", "wgs84.lat") is None and "pairs" in D.mismatch_reason("tm.x", "wgs84.lat")
+    assert domains.match("date.ymd", "date.ymd") is None and "identifies nothing" in domains.mismatch_reason(
+        "date.ymd", "date.ymd"
+    )
+    assert domains.match("measure", "lot.ji4") is None
+    assert domains.match("tm.x", "wgs84.lat") is None and "pairs" in domains.mismatch_reason("tm.x", "wgs84.lat")
     # Unknown is honest: a penalty, not a pass, and no pass into a context value.
-    assert D.match(D.UNKNOWN, "sgg5").factor == D.UNKNOWN_PENALTY
-    assert D.match(D.UNKNOWN, D.UNKNOWN).factor == D.BOTH_UNKNOWN_PENALTY
-    assert D.match(D.UNKNOWN, "date.ymd") is None
+    assert domains.match(domains.UNKNOWN, "sgg5").factor == domains.UNKNOWN_PENALTY
+    assert domains.match(domains.UNKNOWN, domains.UNKNOWN).factor == domains.BOTH_UNKNOWN_PENALTY
+    assert domains.match(domains.UNKNOWN, "date.ymd") is None
 
 
 def test_every_domain_in_the_tables_is_defined():
-    named = {rule.domain for rule in D.RULES} | set(D.TOOL_RULES.values())
-    named |= {domain for entries in D.REQUEST_DOMAINS.values() for _, _, domain in entries}
-    named |= {d for pair in D.LINKS for d in pair} | {d.confusable for d in D.DOMAINS.values() if d.confusable}
-    assert named <= set(D.DOMAINS)
+    named = {rule.domain for rule in domains.RULES} | set(domains.TOOL_RULES.values())
+    named |= {domain for entries in domains.REQUEST_DOMAINS.values() for _, _, domain in entries}
+    named |= {d for pair in domains.LINKS for d in pair} | {
+        d.confusable for d in domains.DOMAINS.values() if d.confusable
+    }
+    assert named <= set(domains.DOMAINS)
 
 
 def test_a_field_whose_kind_depends_on_the_request():
-    assert D.request_domain("code", "tour.area", provider=TOUR, request={"areaCode": "1"}) == "tour.sigungu"
-    assert D.request_domain("code", "tour.area", provider=TOUR, request={"numOfRows": "10"}) == "tour.area"
+    assert domains.request_domain("code", "tour.area", provider=TOUR, request={"areaCode": "1"}) == "tour.sigungu"
+    assert domains.request_domain("code", "tour.area", provider=TOUR, request={"numOfRows": "10"}) == "tour.area"
     # AirKorea's dmX is a latitude or a longitude depending on ver: it is bound into nothing.
-    assert D.infer("dmX", provider=AIRKOREA, side="field", tool="get_msrstn_list") == "airkorea.dm"
-    assert not D.chainable("airkorea.dm")
+    assert domains.infer("dmX", provider=AIRKOREA, side="field", tool="get_msrstn_list") == "airkorea.dm"
+    assert not domains.chainable("airkorea.dm")
 
 
 def test_an_echo_is_the_input_or_a_known_projection_of_it():
@@ -148,9 +152,9 @@ def test_the_controls_bind_valid_values_of_the_same_and_of_the_most_confusable_d
     value, origin = TR.specificity_value(records, ["region_cd"], "slice:0:5", {"LAWD_CD": "11110"}, ["sgg5"], rng)
     assert value == ["11680"] and "A's records" in origin
     value, origin = TR.specificity_value(records[:1], ["region_cd"], "slice:0:5", {"LAWD_CD": "11110"}, ["sgg5"], rng)
-    assert value[0] in D.DOMAINS["sgg5"].samples and value[0] != "11110"
+    assert value[0] in domains.DOMAINS["sgg5"].samples and value[0] != "11110"
     confusion, origin = TR.confusion_value(["tour.area"], rng)
-    assert confusion[0] in D.DOMAINS["sgg5"].samples and "sgg5" in origin
+    assert confusion[0] in domains.DOMAINS["sgg5"].samples and "sgg5" in origin
     assert TR.confusion_value(["tm.x", "tm.y"], rng) is None  # coordinates: pairs and frames guard them
     # A confusion control holds when B fails, finds nothing, says no, or answers about something else.
     assert TR.confusion_outcome(True, None, [], None) == (SUCCESS, "")
@@ -173,47 +177,49 @@ def test_a_record_that_says_no_is_a_failed_trial():
 
 def test_a_flag_needs_the_key_it_qualifies_from_the_same_record():
     # 건축물대장's naUgrndCd=0 into Juso's udrtYn, the road code and building number from examples: nothing of A's.
-    assert D.missing_companions(["juso.udrt"], []) == ["juso.rn_mgt_sn"]
-    assert D.missing_companions(["juso.udrt"], ["juso.rn_mgt_sn", "juso.buld_mnnm"]) == []
-    assert D.missing_companions(["lot.ji4"], ["sgg5", "umd5"]) == ["lot.bun4"]
-    assert D.missing_companions(["bjd10"], []) == []
+    assert domains.missing_companions(["juso.udrt"], []) == ["juso.rn_mgt_sn"]
+    assert domains.missing_companions(["juso.udrt"], ["juso.rn_mgt_sn", "juso.buld_mnnm"]) == []
+    assert domains.missing_companions(["lot.ji4"], ["sgg5", "umd5"]) == ["lot.bun4"]
+    assert domains.missing_companions(["bjd10"], []) == []
     # A TourAPI 시군구 code names a 시군구 only within its area; a 법정동 시군구 3자리 only within its 시도.
-    assert D.missing_companions(["tour.sigungu"], []) == ["tour.area"]
-    assert D.missing_companions(["ldong.sgg3"], ["ldong.sido2"]) == []
+    assert domains.missing_companions(["tour.sigungu"], []) == ["tour.area"]
+    assert domains.missing_companions(["ldong.sgg3"], ["ldong.sido2"]) == []
     # 중구 without its 시도 is six districts: the pharmacy list's Q1 needs Q0 from the same record.
-    assert D.missing_companions(["sigungu.name"], [], target_domains=["sido.full", "sigungu.name"]) == ["sido.full"]
+    assert domains.missing_companions(["sigungu.name"], [], target_domains=["sido.full", "sigungu.name"]) == [
+        "sido.full"
+    ]
     # 신사동 is in 강남구 and in 관악구: HIRA's emdongNm needs its sgguCd, which no Juso record gives.
-    assert D.missing_companions(["emd.name"], [], target_domains=["hira.sido", "hira.sggu", "emd.name"]) == [
+    assert domains.missing_companions(["emd.name"], [], target_domains=["hira.sido", "hira.sggu", "emd.name"]) == [
         "hira.sggu"
     ]
     # Only companions the target can take are asked for.
-    assert D.missing_companions(["umd5"], [], target_domains=["umd5", "lot.bun4"]) == []
+    assert domains.missing_companions(["umd5"], [], target_domains=["umd5", "lot.bun4"]) == []
 
 
 def test_a_request_dependent_field_names_the_parameter_it_must_be_called_without():
-    assert D.request_condition("code", provider=TOUR) == {"areaCode": []}
-    assert D.request_condition("code", provider=TOUR, target="tour.area") == {"areaCode": []}
-    assert D.request_condition("contentid", provider=TOUR) == {}
+    assert domains.request_condition("code", provider=TOUR) == {"areaCode": []}
+    assert domains.request_condition("code", provider=TOUR, target="tour.area") == {"areaCode": []}
+    assert domains.request_condition("contentid", provider=TOUR) == {}
     # select_stdg with lv=1 or 2 lists 시도 or 시군구 rows: their stdgCd gives a 시군구 slice, but no 동.
     mois = "apis.data.go.kr/1741000"
-    assert D.request_condition("stdgCd", provider=mois, target="umd5") == {"lv": ["1", "2"]}
-    assert D.request_condition("stdgCd", provider=mois, target="sgg5") == {}
-    assert D.request_domain("stdgCd", "bjd10", provider=mois, request={"lv": "2"}) == "bjd10.upper"
-    assert D.request_domain("stdgCd", "bjd10", provider=mois, request={"lv": "3"}) == "bjd10"
+    assert domains.request_condition("stdgCd", provider=mois, target="umd5") == {"lv": ["1", "2"]}
+    assert domains.request_condition("stdgCd", provider=mois, target="sgg5") == {}
+    assert domains.request_domain("stdgCd", "bjd10", provider=mois, request={"lv": "2"}) == "bjd10.upper"
+    assert domains.request_domain("stdgCd", "bjd10", provider=mois, request={"lv": "3"}) == "bjd10"
 
 
 def test_values_of_the_right_shape_that_name_nothing_are_invalid():
-    assert not D.valid_value("umd5", "00000") and D.valid_value("umd5", "10300")
-    assert not D.valid_value("sgg5", "11000") and D.valid_value("sgg5", "11110")
-    assert not D.valid_value("ldong.sgg3", "000") and D.valid_value("ldong.sgg3", "110")
-    assert D.valid_value("bjd10", "1100000000")  # a 시도's own 법정동 code is a real one
+    assert not domains.valid_value("umd5", "00000") and domains.valid_value("umd5", "10300")
+    assert not domains.valid_value("sgg5", "11000") and domains.valid_value("sgg5", "11110")
+    assert not domains.valid_value("ldong.sgg3", "000") and domains.valid_value("ldong.sgg3", "110")
+    assert domains.valid_value("bjd10", "1100000000")  # a 시도's own 법정동 code is a real one
 
 
 def test_tour_categories_need_their_parents_and_a_binding_states_its_conditions():
     # TourAPI filters cat2 only within its cat1 and cat3 within cat1 and cat2.
-    assert D.missing_companions(["tour.cat2"], [], ["tour.cat1", "tour.cat2"]) == ["tour.cat1"]
-    assert D.missing_companions(["tour.cat3"], ["tour.cat1"], ["tour.cat1", "tour.cat2"]) == ["tour.cat2"]
+    assert domains.missing_companions(["tour.cat2"], [], ["tour.cat1", "tour.cat2"]) == ["tour.cat1"]
+    assert domains.missing_companions(["tour.cat3"], ["tour.cat1"], ["tour.cat1", "tour.cat2"]) == ["tour.cat2"]
     params = {"cat1": "tour.cat1", "cat2": "tour.cat2", "areaCode": "tour.area"}
-    assert D.binding_conditions(["tour.cat3"], params) == {"companions": ["cat1", "cat2"], "invalid": [""]}
-    conditions = D.binding_conditions(["umd5"], {"sigunguCd": "sgg5"})
+    assert domains.binding_conditions(["tour.cat3"], params) == {"companions": ["cat1", "cat2"], "invalid": [""]}
+    conditions = domains.binding_conditions(["umd5"], {"sigunguCd": "sgg5"})
     assert conditions == {"companions": ["sigunguCd"], "invalid": ["0{5}"]}

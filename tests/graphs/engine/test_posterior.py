@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from graphs.engine import posterior as P
+from graphs.engine import posterior
 from graphs.engine.sampling import Arm, rng_for, thompson_pick
 
 
@@ -20,82 +20,88 @@ def test_cdf_matches_numerical_integration(alpha, beta, x):
         math.exp((alpha - 1) * math.log(t) + (beta - 1) * math.log1p(-t) - log_b)
         for t in ((i + 0.5) * step for i in range(n))
     )
-    assert P.cdf(x, alpha, beta) == pytest.approx(total * step, abs=2e-3)
+    assert posterior.cdf(x, alpha, beta) == pytest.approx(total * step, abs=2e-3)
 
 
 def test_closed_forms():
-    assert P.cdf(0.3, 1, 1) == pytest.approx(0.3)
-    assert P.prob_above(0.5, 2, 1) == pytest.approx(0.75)
-    assert P.cdf(0.0, 2, 3) == 0.0 and P.cdf(1.0, 2, 3) == 1.0
+    assert posterior.cdf(0.3, 1, 1) == pytest.approx(0.3)
+    assert posterior.prob_above(0.5, 2, 1) == pytest.approx(0.75)
+    assert posterior.cdf(0.0, 2, 3) == 0.0 and posterior.cdf(1.0, 2, 3) == 1.0
 
 
 def test_updates_weight_structural_failures_far_above_environmental_ones():
-    policy = P.PosteriorPolicy()
-    assert P.update(1, 1, P.SUCCESS, policy) == (2, 1)
-    assert P.update(1, 1, P.STRUCTURAL, policy) == (1, 2)
-    assert P.update(1, 1, P.ENVIRONMENTAL, policy) == (1, pytest.approx(1.1))
-    assert P.update(1, 1, P.SKIPPED, policy) == (1, 1)
+    policy = posterior.PosteriorPolicy()
+    assert posterior.update(1, 1, posterior.SUCCESS, policy) == (2, 1)
+    assert posterior.update(1, 1, posterior.STRUCTURAL, policy) == (1, 2)
+    assert posterior.update(1, 1, posterior.ENVIRONMENTAL, policy) == (1, pytest.approx(1.1))
+    assert posterior.update(1, 1, posterior.SKIPPED, policy) == (1, 1)
     with pytest.raises(ValueError, match="unknown outcome"):
-        P.update(1, 1, "maybe", policy)
+        posterior.update(1, 1, "maybe", policy)
 
 
 def test_the_prior_is_weak_and_leans_on_the_score():
-    low, high = P.prior(0.3), P.prior(0.9)
+    low, high = posterior.prior(0.3), posterior.prior(0.9)
     assert sum(low) == pytest.approx(3.0) and sum(high) == pytest.approx(3.0)
-    assert P.mean(*high) > P.mean(*low)
+    assert posterior.mean(*high) > posterior.mean(*low)
 
 
 @pytest.mark.parametrize("score", [0.3, 0.6, 1.0])
 def test_a_consistently_working_edge_is_verified_within_five_trials_once_a_control_passed(score):
-    policy = P.PosteriorPolicy()
-    alpha, beta = P.prior(score, policy)
+    policy = posterior.PosteriorPolicy()
+    alpha, beta = posterior.prior(score, policy)
     verified_at = None
     for n in range(1, 10):
-        alpha, beta = P.update(alpha, beta, P.SUCCESS, policy)
-        assert P.decide(alpha, beta, informative=n, controls_passed=0, policy=policy) is None
-        if P.decide(alpha, beta, informative=n, controls_passed=1, policy=policy) == P.VERIFIED:
+        alpha, beta = posterior.update(alpha, beta, posterior.SUCCESS, policy)
+        assert posterior.decide(alpha, beta, informative=n, controls_passed=0, policy=policy) is None
+        if posterior.decide(alpha, beta, informative=n, controls_passed=1, policy=policy) == posterior.VERIFIED:
             verified_at = n
             break
     assert verified_at is not None and policy.n_min <= verified_at <= 5
 
 
 def test_a_broken_edge_is_pruned():
-    policy = P.PosteriorPolicy()
-    alpha, beta = P.prior(0.9, policy)
+    policy = posterior.PosteriorPolicy()
+    alpha, beta = posterior.prior(0.9, policy)
     decisions = []
     for n in range(1, 10):
-        alpha, beta = P.update(alpha, beta, P.STRUCTURAL, policy)
-        decisions.append(P.decide(alpha, beta, informative=n, policy=policy))
-    assert P.PRUNED in decisions
-    assert decisions.index(P.PRUNED) + 1 <= 6
+        alpha, beta = posterior.update(alpha, beta, posterior.STRUCTURAL, policy)
+        decisions.append(posterior.decide(alpha, beta, informative=n, policy=policy))
+    assert posterior.PRUNED in decisions
+    assert decisions.index(posterior.PRUNED) + 1 <= 6
 
 
 def test_an_edge_whose_target_ignores_the_value_is_pruned_by_its_controls():
-    policy = P.PosteriorPolicy()
-    alpha, beta = P.prior(0.8, policy)
+    policy = posterior.PosteriorPolicy()
+    alpha, beta = posterior.prior(0.8, policy)
     for _ in range(6):
-        alpha, beta = P.update(alpha, beta, P.SUCCESS, policy)
-    assert P.decide(alpha, beta, informative=6, controls_passed=0, controls_failed=1, policy=policy) is None
-    assert P.decide(alpha, beta, informative=6, controls_passed=0, controls_failed=2, policy=policy) == P.PRUNED
-    assert P.decide(alpha, beta, informative=6, controls_passed=1, controls_failed=2, policy=policy) == P.VERIFIED
+        alpha, beta = posterior.update(alpha, beta, posterior.SUCCESS, policy)
+    assert posterior.decide(alpha, beta, informative=6, controls_passed=0, controls_failed=1, policy=policy) is None
+    assert (
+        posterior.decide(alpha, beta, informative=6, controls_passed=0, controls_failed=2, policy=policy)
+        == posterior.PRUNED
+    )
+    assert (
+        posterior.decide(alpha, beta, informative=6, controls_passed=1, controls_failed=2, policy=policy)
+        == posterior.VERIFIED
+    )
 
 
 def test_transient_faults_never_prune_a_good_edge():
-    policy = P.PosteriorPolicy()
-    alpha, beta = P.prior(0.5, policy)
+    policy = posterior.PosteriorPolicy()
+    alpha, beta = posterior.prior(0.5, policy)
     for _ in range(40):  # a long outage: every trial failed environmentally
-        alpha, beta = P.update(alpha, beta, P.ENVIRONMENTAL, policy)
-        assert P.decide(alpha, beta, informative=0, policy=policy) is None
+        alpha, beta = posterior.update(alpha, beta, posterior.ENVIRONMENTAL, policy)
+        assert posterior.decide(alpha, beta, informative=0, policy=policy) is None
     for _ in range(4):
-        alpha, beta = P.update(alpha, beta, P.SUCCESS, policy)
+        alpha, beta = posterior.update(alpha, beta, posterior.SUCCESS, policy)
     # Four successes still outweigh forty outage failures.
-    assert P.cdf(policy.theta_prune, alpha, beta) < policy.confidence
+    assert posterior.cdf(policy.theta_prune, alpha, beta) < policy.confidence
 
 
 @pytest.mark.parametrize("kwargs", [{"w_s": 0.1, "w_e": 0.2}, {"theta_verify": 1.2}, {"n_min": 0}, {"confidence": 0.3}])
 def test_inconsistent_policies_are_refused(kwargs):
     with pytest.raises(ValueError):
-        P.PosteriorPolicy(**kwargs)
+        posterior.PosteriorPolicy(**kwargs)
 
 
 def test_thompson_sampling_is_deterministic_per_round_and_favours_strong_edges():

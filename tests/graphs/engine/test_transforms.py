@@ -2,7 +2,7 @@
 
 import pytest
 
-from graphs.engine import transforms as T
+from graphs.engine import transforms
 
 
 @pytest.mark.parametrize(
@@ -19,27 +19,27 @@ from graphs.engine import transforms as T
     ],
 )
 def test_one_value_transforms(spec, values, expected):
-    assert T.apply(spec, values) == expected
+    assert transforms.apply(spec, values) == expected
 
 
 def test_utmk_to_kma_grid_lands_seoul_city_hall_on_60_127():
     from apis.engine import geo
 
     x, y = geo.wgs84_to_utmk(37.5665, 126.9780)
-    assert T.apply("project:utmk:kma", [str(x), str(y)]) == ("60", "127")
+    assert transforms.apply("project:utmk:kma", [str(x), str(y)]) == ("60", "127")
 
 
 def test_wgs84_to_kma_grid_and_to_tm_and_back():
-    assert T.apply("project:wgs84:kma", ["126.9780", "37.5665"]) == ("60", "127")
-    tm_x, tm_y = T.apply("project:wgs84:tm", ["126.9780", "37.5665"])
+    assert transforms.apply("project:wgs84:kma", ["126.9780", "37.5665"]) == ("60", "127")
+    tm_x, tm_y = transforms.apply("project:wgs84:tm", ["126.9780", "37.5665"])
     assert 195_000 < float(tm_x) < 200_000 and 450_000 < float(tm_y) < 455_000
-    lon, lat = T.apply("project:tm:wgs84", [tm_x, tm_y])
+    lon, lat = transforms.apply("project:tm:wgs84", [tm_x, tm_y])
     assert abs(float(lon) - 126.978) < 1e-5 and abs(float(lat) - 37.5665) < 1e-5
 
 
 def test_kma_grid_to_wgs84_gives_the_cell_centre():
-    lon, lat = T.apply("project:kma:wgs84", ["60", "127"])
-    assert T.apply("project:wgs84:kma", [lon, lat]) == ("60", "127")
+    lon, lat = transforms.apply("project:kma:wgs84", ["60", "127"])
+    assert transforms.apply("project:wgs84:kma", [lon, lat]) == ("60", "127")
 
 
 @pytest.mark.parametrize(
@@ -55,8 +55,8 @@ def test_kma_grid_to_wgs84_gives_the_cell_centre():
     ],
 )
 def test_values_a_transform_cannot_take_raise_a_clear_error(spec, values, message):
-    with pytest.raises(T.TransformError, match=message):
-        T.apply(spec, values)
+    with pytest.raises(transforms.TransformError, match=message):
+        transforms.apply(spec, values)
 
 
 @pytest.mark.parametrize(
@@ -71,12 +71,12 @@ def test_values_a_transform_cannot_take_raise_a_clear_error(spec, values, messag
     ],
 )
 def test_bad_specs_are_refused(spec, message):
-    with pytest.raises(T.TransformError, match=message):
-        T.parse(spec)
+    with pytest.raises(transforms.TransformError, match=message):
+        transforms.parse(spec)
 
 
 def test_every_registered_transform_is_described():
-    for name, transform in T.TRANSFORMS.items():
+    for name, transform in transforms.TRANSFORMS.items():
         assert transform.description, name
-    assert T.describe("slice:0:5").endswith("(0, 5)")
-    assert T.arity("project:utmk:kma") == 2
+    assert transforms.describe("slice:0:5").endswith("(0, 5)")
+    assert transforms.arity("project:utmk:kma") == 2
