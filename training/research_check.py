@@ -1,6 +1,7 @@
 """CPU research check: SFT-only against SFT+GRPO with the tiny-cpu model, on held-out synthesized items.
 
     .venv/bin/python -P training/research_check.py OUT [--seeds 0 1 2] [--sft-steps 30] [--grpo-steps 6]
+        [--train VERSION.jsonl --heldout HELDOUT.jsonl]
 
 Train: holiday trajectories synthesized against an in-process sandbox (templates count, first, none; 2026,
 every month). Held out: the same templates for 2025 (other items, other answers). Per seed, one training process
@@ -40,6 +41,10 @@ def seed_interval(values: list[float], z: float = 1.96) -> tuple[float, float, f
     mean = sum(values) / len(values)
     half = z * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
     return mean, mean - half, mean + half
+
+
+def _request(example) -> str:
+    return next((m.get("content") or "" for m in example.prompt if m.get("role") == "user"), "")
 
 
 def evaluate(model_dir: Path, examples, sandbox_url: str) -> dict:
@@ -85,15 +90,29 @@ def main() -> int:
     parser.add_argument("--sft-steps", type=int, default=30)
     parser.add_argument("--grpo-steps", type=int, default=6)
     parser.add_argument(
+        "--sft-max-length",
+        type=int,
+        help="SFT sequence limit in tokens (default: the tiny-cpu preset's). A row longer than this loses its "
+        "completion to truncation, so long tool prompts (EDGE trajectories) need more than the holiday ones.",
+    )
+    parser.add_argument(
         "--train",
         type=Path,
         help="train on this OpenAI JSONL instead: a frozen dataset version's (its export's openai/train.jsonl, or "
         "/trajectories/versions/<id>/openai.jsonl). The held-out items stay the synthesized 2025 holiday ones, so "
         "the version should hold trajectories of those templates. Default: synthesized 2026 holiday trajectories.",
     )
+    parser.add_argument(
+        "--heldout",
+        type=Path,
+        help="score on this OpenAI JSONL instead of the synthesized 2025 holiday items: held-out trajectories of "
+        "the same templates as --train (e.g. a later synthesis run's export, kept out of the version). Lines whose "
+        "request is also in --train are dropped, so nothing trained on is scored.",
+    )
     options = parser.parse_args()
-    if options.train is not None and not options.train.is_file():
-        parser.error(f"--train {options.train} is not a file")
+    for flag in ("train", "heldout"):
+        if getattr(options, flag) is not None and not getattr(options, flag).is_file():
+            parser.error(f"--{flag} {getattr(options, flag)} is not a file")
     from apis.sandbox.config import SandboxConfig
     from apis.sandbox.server import start_sandbox_server
 
@@ -106,8 +125,17 @@ def main() -> int:
         train_file = options.train.resolve() if options.train else None
         if train_file is None:
             train_file = write_holiday_export(out / "train.jsonl", url, [(2026, m) for m in range(1, 13)], brief=True)
-        held_file = write_holiday_export(out / "heldout.jsonl", url, [(2025, m) for m in range(1, 13, 3)], brief=True)
-        held = load_examples(held_file)
+        if options.heldout is not None:
+            held_file = options.heldout.resolve()
+            trained = {_request(e) for e in load_examples(train_file)}
+            held = [e for e in load_examples(held_file) if _request(e) not in trained]
+            if not held:
+                parser.error(f"every held-out line of {held_file} is also in {train_file}")
+        else:
+            held_file = write_holiday_export(
+                out / "heldout.jsonl", url, [(2025, m) for m in range(1, 13, 3)], brief=True
+            )
+            held = load_examples(held_file)
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "DJANGO_SETTINGS_MODULE")}
         for seed in options.seeds:
             run = out / f"seed-{seed}"
@@ -120,6 +148,7 @@ def main() -> int:
                     "sft.steps": options.sft_steps,
                     "sft.batch_size": 4,
                     "sft.learning_rate": 1e-2,
+                    **({"sft.max_length": options.sft_max_length} if options.sft_max_length else {}),
                     "grpo.steps": options.grpo_steps,
                     "grpo.batch_size": 8,
                     "grpo.num_generations": 4,
@@ -147,13 +176,18 @@ def main() -> int:
         stop()
     report = {
         "held_out_items": len(held),
+        "heldout": str(held_file),
         "seeds": options.seeds,
         "train": str(train_file),
-        "config": {**vars(options), "out": str(out), "train": str(options.train or "")},
+        "config": {
+            **vars(options),
+            "out": str(out),
+            "train": str(options.train or ""),
+            "heldout": str(options.heldout or ""),
+        },
     }
-    print(
-        f"\n{len(held)} held-out items (2025; templates count, first, none), greedy decoding, {len(options.seeds)} seeds"
-    )
+    what = f"from {held_file.name}" if options.heldout else "(2025; templates count, first, none)"
+    print(f"\n{len(held)} held-out items {what}, greedy decoding, {len(options.seeds)} seeds")
     print(f"{'model':<10} {'mean reward (95% CI over seeds)':<36} {'tool-call validity (pooled Wilson 95%)'}")
     for name, rows in results.items():
         mean, low, high = seed_interval([r["mean_reward"] for r in rows])

@@ -254,3 +254,18 @@ def test_gpu_check_refuses_a_box_without_cuda_with_a_clear_error():
     assert result.returncode == 2, result.stderr[-2000:]
     assert "no CUDA device" in result.stderr and "needs a CUDA GPU" in result.stderr
     assert "shadows" not in result.stderr and "django" not in result.stderr.lower()
+
+
+def test_research_check_refuses_missing_train_and_heldout_files(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "DJANGO_SETTINGS_MODULE")}
+    for flag in ("--train", "--heldout"):
+        result = subprocess.run(
+            [sys.executable, "-P", str(ROOT / "training/research_check.py"), str(tmp_path), flag, "/nowhere.jsonl"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode == 2
+        assert f"{flag} /nowhere.jsonl is not a file" in result.stderr
