@@ -1,18 +1,25 @@
-"""Reads of the EDGE graph: edge and trial lists for pages and the API, the network figure, exports."""
+"""Reads of the EDGE graph: edge and trial lists for pages and the API, the network figure, exports, and the
+tools, run counters and graph rows that the services hand to the engines."""
 
 from __future__ import annotations
 
 import json
 import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 from django.urls import reverse
 from django.utils.translation import gettext
 
+from apis.models import ApiCall, Tool
+from apis.selectors import call_result
 from graphs.engine import domains as value_domains
 from graphs.engine import graph as graph_engine
 from graphs.engine import posterior
+from graphs.engine import trials as trial_engine
+from graphs.engine.candidates import FieldInfo, ParamInfo, ToolInfo
 from graphs.models import CandidateEdge, EdgeTrial, GraphSnapshot, VerificationRun
 
 STATUS_COLOURS = {
@@ -313,11 +320,234 @@ def posterior_figure(edge: CandidateEdge) -> dict[str, Any]:
     return json.loads(figure.to_json())
 
 
+# --- Tools and runs as the services see them ---------------------------------------------------------------
+
+TRIAL_SOURCE_KIND = "edge_trial"  # the ApiCall.source_kind of a verification trial's calls
+OBSERVED_CALLS = 20  # recent successful calls per tool that feed observed values
+
+
+def _observed(tools: Sequence[Tool]) -> tuple[dict[int, dict[str, list[str]]], dict[int, dict[str, list[str]]]]:
+    """Values of record fields and of parameters in each tool's recent successful calls."""
+    fields: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    params: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for tool in tools:
+        calls = ApiCall.objects.filter(tool=tool, ok=True, record_count__gt=0).order_by("-id")[:OBSERVED_CALLS]
+        paths = [trial_engine.field_path(f) for f in tool.record_fields]
+        for call in calls:
+            for name, value in (call.params or {}).items():
+                if value not in (None, "") and not isinstance(value, dict | list):
+                    params[tool.pk][name].append(str(value))
+            result = call_result(call)
+            if result is None:
+                continue
+            for record in result.records[:50]:
+                for path in paths:
+                    value = trial_engine.record_value(record, path)
+                    if value not in (None, "") and not isinstance(value, dict | list):
+                        fields[tool.pk][path].append(str(value))
+    return fields, params
+
+
+def tool_infos(tools: Sequence[Tool]) -> list[ToolInfo]:
+    """The catalog's tools as plain ToolInfo, with values observed in recorded calls."""
+    observed_fields, observed_params = _observed(tools)
+    infos = []
+    for tool in tools:
+        params = tuple(
+            ParamInfo(
+                name=p.name,
+                required=p.required,
+                description=p.description,
+                examples=p.examples,
+                observed=tuple(dict.fromkeys(observed_params[tool.pk].get(p.name, ()))),
+            )
+            for p in trial_engine.param_infos(tool.parameters)
+        )
+        fields = []
+        for row in tool.record_fields:
+            path = trial_engine.field_path(row)
+            if not path:
+                continue
+            example = row.get("example")
+            fields.append(
+                FieldInfo(
+                    path=path,
+                    description=str(row.get("description") or ""),
+                    examples=(str(example),) if example not in (None, "") else (),
+                    observed=tuple(dict.fromkeys(observed_fields[tool.pk].get(path, ()))),
+                )
+            )
+        infos.append(
+            ToolInfo(
+                id=tool.pk,
+                name=tool.function_name,
+                provider=tool.service.provider.code,
+                title=f"{tool.name_ko} {tool.description_en}".strip(),
+                params=params,
+                fields=tuple(fields),
+            )
+        )
+    return infos
+
+
+def active_tools(tool_ids: Iterable[int] | None = None) -> list[Tool]:
+    """The active tools (all, or those of tool_ids) with their service and provider, in id order."""
+    tools = Tool.objects.filter(is_active=True).select_related("service__provider").defer("service__spec_document")
+    if tool_ids is not None:
+        tools = tools.filter(pk__in=list(tool_ids))
+    return list(tools.order_by("pk"))
+
+
+def tool_field_domains(tool: Tool) -> dict[str, str]:
+    """{record field path: domain} of a tool (graphs/engine/domains.py)."""
+    provider = tool.service.provider.code
+    return {
+        trial_engine.field_path(row): value_domains.infer(
+            trial_engine.field_path(row), provider=provider, side="field", tool=tool.function_name
+        )
+        for row in tool.record_fields
+        if trial_engine.field_path(row)
+    }
+
+
+def tool_param_domains(tool: Tool) -> dict[str, str]:
+    """{parameter: domain} of a tool, fields of array items included (graphs/engine/domains.py)."""
+    provider = tool.service.provider.code
+    return {
+        info.name: value_domains.infer(info.name, provider=provider, side="param", tool=tool.function_name)
+        for info in trial_engine.param_infos(tool.parameters)
+    }
+
+
+def run_counters(run: VerificationRun) -> dict[str, Any]:
+    """A run's trials by kind and outcome, its calls, and the statuses of the edges it tried."""
+    rows = EdgeTrial.objects.filter(run=run).values("kind", "outcome").annotate(n=Count("id"))
+    counters: dict[str, Any] = {"trials": 0, "main": {}, "control": {}, "confusion": {}}
+    for row in rows:
+        counters.setdefault(row["kind"], {})[row["outcome"]] = row["n"]
+        counters["trials"] += row["n"]
+    counters["calls"] = ApiCall.objects.filter(source_kind=TRIAL_SOURCE_KIND, source_id=str(run.pk)).count()
+    tried = EdgeTrial.objects.filter(run=run).values("edge_id")
+    counters["edges"] = dict(
+        CandidateEdge.objects.filter(pk__in=tried).order_by().values_list("status").annotate(n=Count("id"))
+    )
+    return counters
+
+
+# --- Snapshots -------------------------------------------------------------------------------------------
+
+
+def graph_rows(statuses: Iterable[str]) -> tuple[list[dict], list[dict]]:
+    """The edges of these statuses as (nodes, rows) for graphs/engine/graph.py: one node per tool, one row per
+    edge with its binding, its conditions and its posterior."""
+    edges = CandidateEdge.objects.filter(status__in=list(statuses)).select_related(
+        "source_tool__service__provider", "target_tool__service__provider"
+    )
+    nodes: dict[int, dict[str, Any]] = {}
+    rows = []
+    for edge in edges:
+        for tool in (edge.source_tool, edge.target_tool):
+            nodes.setdefault(
+                tool.pk,
+                {
+                    "id": tool.pk,
+                    "name": tool.function_name,
+                    "label": tool.name_ko or tool.function_name,
+                    "provider": tool.service.provider.code,
+                    "provider_name": tool.service.provider.display_name,
+                },
+            )
+        rows.append(
+            {
+                "source": edge.source_tool_id,
+                "target": edge.target_tool_id,
+                "edge_id": edge.pk,
+                "field": edge.source_field,
+                "param": edge.target_param,
+                "transform": edge.transform,
+                "domains": edge.domains,
+                # The field holds a value for B only when A's call had none of these (areaCode2's code), or
+                # not with these values (select_stdg's stdgCd is no 동 code with lv 1 or 2).
+                **_request_conditions(edge),
+                # Parameters of B bound beside it from the same record, and values it never binds (a 동 part 00000).
+                **_binding_conditions(edge),
+                "status": edge.status,
+                "alpha": round(edge.alpha, 4),
+                "beta": round(edge.beta, 4),
+                "mean": round(edge.posterior_mean, 4),
+                "successes": edge.trials_success,
+                "structural": edge.trials_structural,
+                "environmental": edge.trials_environmental,
+            }
+        )
+    return list(nodes.values()), rows
+
+
+def _binding_conditions(edge: CandidateEdge) -> dict[str, Any]:
+    """The edge's companions (B's parameters bound beside it from the same record) and invalid patterns. Where
+    a candidate from the same source fills a companion and held in trials (verified, or an echo: a value the
+    source's input already said is still the right one beside a new one), "companion_links" says how to read it
+    (select_stdg's stdgCd through slice:0:5 as sigunguCd beside its slice:5:10 as bjdongCd)."""
+    params = tool_param_domains(edge.target_tool)
+    targets = (edge.domains or {}).get("target") or [params.get(p, value_domains.UNKNOWN) for p in edge.target_params]
+    own = set(edge.target_params)
+    conditions = value_domains.binding_conditions(targets, {p: d for p, d in params.items() if p not in own})
+    links = []
+    held = (CandidateEdge.Status.VERIFIED, CandidateEdge.Status.ECHO)
+    for param in conditions["companions"]:
+        sibling = (
+            CandidateEdge.objects.filter(
+                source_tool_id=edge.source_tool_id, target_tool_id=edge.target_tool_id, target_param=param
+            )
+            .filter(status__in=held)
+            .order_by("-posterior_mean", "id")
+            .first()
+        )
+        if sibling is not None:
+            invalid = value_domains.domain(params.get(param, value_domains.UNKNOWN)).invalid
+            links.append(
+                {"param": param, "field": sibling.source_field, "transform": sibling.transform, "invalid": invalid}
+            )
+    return {**conditions, "companion_links": links}
+
+
+def _request_conditions(edge: CandidateEdge) -> dict[str, Any]:
+    """A binding's conditions on the source call: "without" (parameters it must not have) and "unless"
+    (parameter -> values it must not have)."""
+    provider = edge.source_tool.service.provider.code
+    targets = (edge.domains or {}).get("target") or [None] * len(edge.source_fields)
+    without: list[str] = []
+    unless: dict[str, list[str]] = {}
+    for name, target in zip(edge.source_fields, targets, strict=False):
+        for param, values in value_domains.request_condition(name, provider=provider, target=target).items():
+            if values:
+                unless[param] = values
+            elif param not in without:
+                without.append(param)
+    return {"without": without, "unless": unless}
+
+
+def refinement_summary() -> dict[str, Any]:
+    """Trial success rates of the candidates by status (graphs/engine/graph.py), for snapshots and the index page."""
+    rows = CandidateEdge.objects.values("status", "trials_success", "trials_structural")
+    return graph_engine.refinement_stats(
+        {"status": r["status"], "success": r["trials_success"], "structural": r["trials_structural"]} for r in rows
+    )
+
+
+def snapshot_graph(snapshot: GraphSnapshot):
+    """A snapshot's graph as networkx, from its node-link JSON."""
+    return graph_engine.from_node_link(snapshot.node_link)
+
+
 def snapshot_export(snapshot: GraphSnapshot, fmt: str) -> tuple[str, str, str]:
     """(body, content type, file name) of a snapshot as node-link JSON or GraphML."""
     if fmt == "graphml":
-        graph = graph_engine.from_node_link(snapshot.node_link)
-        return graph_engine.to_graphml(graph), "application/graphml+xml", f"edge-graph-v{snapshot.version}.graphml"
+        return (
+            graph_engine.to_graphml(snapshot_graph(snapshot)),
+            "application/graphml+xml",
+            f"edge-graph-v{snapshot.version}.graphml",
+        )
     if fmt == "json":
         body = json.dumps(snapshot.node_link, ensure_ascii=False, indent=1)
         return body, "application/json", f"edge-graph-v{snapshot.version}.json"

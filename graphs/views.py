@@ -26,6 +26,7 @@ from graphs.selectors import (
     posterior_figure,
     providers,
     refinement_figure,
+    refinement_summary,
     run_list,
     snapshot_export,
     snapshot_list,
@@ -35,7 +36,6 @@ from graphs.selectors import (
 from graphs.services import (
     RUN_DEFAULTS,
     graph_snapshot_create,
-    refinement_summary,
     verification_run_create,
     verification_run_resume,
     verification_run_start,

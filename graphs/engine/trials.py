@@ -229,6 +229,11 @@ def listing_input(
     return out if out != dict(inputs) else None
 
 
+def field_path(row: Mapping[str, Any]) -> str:
+    """The path of one of a tool's record fields (a row of Tool.record_fields): its name where it has none."""
+    return str(row.get("path") or row.get("name") or "")
+
+
 def record_value(record: Mapping[str, Any], path: str) -> Any:
     value: Any = record
     for part in path.split("."):

@@ -22,9 +22,9 @@ from datasets.services import (
 )
 from graphs.engine.graph import from_node_link
 from graphs.engine.walk import WalkConfig, Walker
-from graphs.services import QuietReporter
 from kopa_site.jobs import JobCancelled
 from kopa_site.models import Job
+from kopa_site.progress import QuietReporter
 from tests.support.openai_stub_server import StubServer
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]

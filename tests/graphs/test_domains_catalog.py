@@ -7,7 +7,7 @@ import pytest
 
 from graphs.engine import domains
 from graphs.engine.names import is_control_param
-from graphs.services import _active_tools, tool_infos
+from graphs.selectors import active_tools, tool_infos
 
 pytestmark = pytest.mark.django_db
 
@@ -82,7 +82,7 @@ EXPECTED = {
 
 def _inferred(catalog) -> dict[tuple[str, str, str], str]:
     table = {}
-    for info in tool_infos(_active_tools()):
+    for info in tool_infos(active_tools()):
         for param in info.params:
             table[(info.name, "param", param.name)] = domains.infer(
                 param.name, provider=info.provider, side="param", tool=info.name

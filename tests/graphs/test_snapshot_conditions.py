@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from graphs.engine import domains
 from graphs.models import CandidateEdge
-from graphs.services import edge_create, graph_snapshot_create, snapshot_graph
+from graphs.selectors import snapshot_graph
+from graphs.services import edge_create, graph_snapshot_create
 
 
 def _edge(catalog, field, param, transform, status):
