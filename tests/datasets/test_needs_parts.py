@@ -15,7 +15,10 @@ from datasets.engine.diversity import blank, diversity_report
 from datasets.engine.needs import NEEDS, Phrasebook
 from datasets.engine.needs.catalog import (
     arrival_text,
+    distinct,
+    hour_span,
     local_address,
+    order_phrase,
     phrases,
     said_stop,
     same_stop,
@@ -233,3 +236,19 @@ def test_reference_lookups_are_asked_once_a_run_and_live_readings_every_time():
 
     asyncio.run(run())
     assert len(asked) == 4
+
+
+def test_peak_hours_lists_and_orders_say_what_the_records_say():
+    """Ties at a peak are all named, a place registered twice is one place, and a count is not said twice."""
+    assert hour_span([9, 10, 11]) == "9~11시"
+    assert hour_span([9, 13]) == "9시, 13시"
+    assert hour_span([9, 10, 14]) == "9~10시, 14시"
+    rows = [{"title": "관악문화원", "addr1": "남현로 1"}, {"title": "관악문화원 ", "addr1": "남현로 1"}]
+    assert distinct([*rows, {"title": "관악문화원", "addr1": "봉천로 2"}], "title", "addr1") == [
+        rows[0],
+        {"title": "관악문화원", "addr1": "봉천로 2"},
+    ]
+    every = [({"dutyName": name}, "0900", "2200") for name in ("가", "나", "다", "라")]
+    assert order_phrase(every[:2], every) == "모두 22:00까지 열어서 가나다순으로"
+    mixed = [({"dutyName": "가"}, "0900", "2300"), *every]
+    assert order_phrase(mixed[:2], mixed) == "늦게까지 여는 순으로"

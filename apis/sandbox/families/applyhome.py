@@ -139,9 +139,7 @@ def notices_in(year: int, month: int) -> tuple[Notice, ...]:
         public = nr.random() < 0.15
         brand = nr.choice(tuple(BUILDERS))
         if public:
-            name = (
-                f"{local}지구 A-{nr.randint(1, 12)}블록 {nr.choice(('신혼희망타운(공공분양)', '공공분양', '행복주택'))}"
-            )
+            name = f"{local}지구 A-{nr.randint(1, 12)}블록 {nr.choice(('신혼희망타운(공공분양)', '공공분양', '공공분양주택'))}"
             builder, developer = nr.choice(tuple(BUILDERS.values())), "한국토지주택공사"
         else:
             name = pick_weighted(

@@ -3,8 +3,8 @@ and type-specific details of one content.
 
 Area and 시군구 codes are the real TourAPI tables (seeds/tourapi_codes.csv), each tied to its 법정동 시군구.
 Places are synthetic but plausible: titles built from the real 동 and 시군구 names of the area plus a kind
-("개포근린공원", "종로문화원", "역삼칼국수"), addresses and coordinates on the world's buildings, dates before
-the sandbox clock. Live traits kept: resultCode 0000 / OK, MobileOS and MobileApp required, every value a
+("개포근린공원", "종로문화원", "역삼칼국수"), one place a name within a 시군구 and type (a repeat is named after its
+동, else numbered as a branch), addresses and coordinates on the world's buildings, dates before the sandbox clock. Live traits kept: resultCode 0000 / OK, MobileOS and MobileApp required, every value a
 string (mapx/mapy too), `"items": ""` when empty, gateway errors in XML even for `_type=json`.
 """
 
@@ -273,12 +273,14 @@ def places_of(area_code: str, sigungu_code: str, typeid: str) -> tuple[Place, ..
     kinds = [k for k in KINDS[typeid] if not k[6] or (k[6] == "rural" and rural) or (k[6] == "coastal" and coastal)]
     sgg_stem = _stem(area.name)
     found = []
+    taken: dict[str, int] = {}  # title -> places of that name so far
     for n in range(min(count, 399)):
         pr = rng("tour-place", area_code, sigungu_code, typeid, n)
         dong = pr.choice(dongs)
         pattern, cat1, cat2, cat3, lcls, _, _ = pick_weighted(pr, [(k, k[5]) for k in kinds])
         food = pr.choice(FOODS)
-        title = pattern.format(d=_stem(dong.leaf_name), s=sgg_stem, food=food, surname=pr.choice(SURNAMES))
+        parts = {"d": _stem(dong.leaf_name), "food": food, "surname": pr.choice(SURNAMES)}
+        title = _unique_title(pattern.format(s=sgg_stem, **parts), pattern.format(s=parts["d"], **parts), typeid, taken)
         created = datetime(2003, 1, 1) + timedelta(days=pr.randint(0, 8000), seconds=pr.randint(0, 86399))
         kind = food if "{food}" in pattern else pattern.replace("{d}", "").replace("{s}", "").strip()
         found.append(
@@ -296,6 +298,19 @@ def places_of(area_code: str, sigungu_code: str, typeid: str) -> tuple[Place, ..
             )
         )
     return tuple(found)
+
+
+def _unique_title(title: str, local: str, typeid: str, taken: dict[str, int]) -> str:
+    """One name a place within a 시군구 and type, as in the real listings: a second "관악역사박물관" is named after its
+    동 instead ("봉천역사박물관"), and where that is taken too it is a branch ("봉천칼국수 2호점", "남현도서관 분관 2")."""
+    for candidate in (title, local):
+        if candidate not in taken:
+            taken[candidate] = 1
+            return candidate
+    taken[title] += 1
+    branch = f"{title} {taken[title]}호점" if typeid == "39" else f"{title} 분관 {taken[title] - 1}"
+    taken[branch] = 1
+    return branch
 
 
 def _modified(place: Place, now: datetime) -> datetime:

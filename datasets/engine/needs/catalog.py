@@ -114,6 +114,30 @@ def repr_q(text: str) -> str:
     return f"'{text}'"
 
 
+def hour_span(hours: Sequence[int]) -> str:
+    """Hours as people say them: [9, 10, 11] -> '9~11시', [9, 13] -> '9시, 13시', [9, 10, 14] -> '9~10시, 14시'."""
+    runs: list[list[int]] = []
+    for hour in hours:
+        if runs and hour == runs[-1][-1] + 1:
+            runs[-1].append(hour)
+        else:
+            runs.append([hour])
+    return ", ".join(f"{run[0]}~{run[-1]}시" if len(run) > 1 else f"{run[0]}시" for run in runs)
+
+
+def distinct(rows: Sequence[Mapping], *fields: str) -> list:
+    """The rows in order, one per value of `fields` (stripped): a place registered twice under one name and address
+    is one place to the user, so a list or a count never shows it twice."""
+    seen: set[tuple[str, ...]] = set()
+    out = []
+    for r in rows:
+        key = tuple(str(r.get(f, "")).strip() for f in fields)
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
+
+
 def house_type(code: Any) -> str:
     """청약 주택형 '084.9100C' -> '84.91㎡ C타입'."""
     text = str(code).strip()
@@ -222,15 +246,18 @@ def said_stop(label: str) -> bool:
     return bool(re.fullmatch(r"[^.]+역\.[^.]+", label)) and not tail.startswith(head.removesuffix("역"))
 
 
+SIDES_AT_MOST = 4  # stops of one name a "next bus" answer covers, each side by side; more is a whole square
+
+
 async def stop_search(ctx: Ctx, *, unique: bool) -> tuple[Result, list[dict], str, str]:
     """A stop the user names as people write it; the agent searches with a word of the name (the station it is named
     after, else the first) and keeps the records whose label is that name (spaces and dots aside). unique: only a
-    name one stop has (a need that answers for one place; stops of one name stand on both sides of a road)."""
+    name one stop has (a need that answers for one place; stops of one name stand on both sides of a road); else a
+    name at most SIDES_AT_MOST stops share, so the answer covers every one of them (광화문 has 7: never asked)."""
     known = await ctx.scout("get_station_by_name", {"stSrch": ctx.spread("stop_word", entries("bus_stop_words"))})
     counts = Counter(str(r.get("stNm", "")).strip() for r in known)
-    labels = sorted(
-        n for n in counts if n and not re.search(r"[()A-Za-z]|\d\.|\.\d", n) and (counts[n] == 1 or not unique)
-    )
+    most = 1 if unique else SIDES_AT_MOST
+    labels = sorted(n for n in counts if n and not re.search(r"[()A-Za-z]|\d\.|\.\d", n) and counts[n] <= most)
     label_ = ctx.spread("stop", [n for n in labels if said_stop(n)] or labels)
     typed = spoken_stop(label_)
     words = typed.split()
@@ -432,7 +459,9 @@ async def rain_at_site(ctx: Ctx) -> Outcome:
     )
     top = max(pops, key=lambda r: (number(r.get("fcstValue")) or 0, -int(str(r.get("fcstTime")))))
     ctx.answer(forecast, "fcstValue", top["fcstValue"])
-    when = f"{int(str(top['fcstTime'])[:2])}시"
+    # Every hour at the peak: "9~11시", not the first of three tied hours.
+    peak = [int(str(r["fcstTime"])[:2]) for r in pops if number(r.get("fcstValue")) == number(top["fcstValue"])]
+    when = hour_span(sorted(peak))
     ctx.asked("강수확률", f"{top['fcstValue']}%")
     day = f"내일({int(tomorrow[4:6])}월 {int(tomorrow[6:])}일)"
     if wet:
@@ -442,7 +471,7 @@ async def rain_at_site(ctx: Ctx) -> Outcome:
                 f"{day} {title} 일대는 강수확률 {POP_RAIN}% 이상인 시간이 {len(wet)}번 있어요: {hours}. "
                 f"가장 높은 때는 {when} {top['fcstValue']}%라서 우산을 챙기시는 게 좋겠어요.",
                 f"우산 챙기세요. {day} {title} 쪽은 {when}에 강수확률이 {top['fcstValue']}%까지 올라가고, "
-                f"{POP_RAIN}%를 넘는 시간이 {len(wet)}번({hours}) 있어요.",
+                f"{POP_RAIN}% 이상인 시간이 {len(wet)}번({hours}) 있어요.",
             )
         )
     else:
@@ -526,12 +555,10 @@ async def places_in_district(ctx: Ctx) -> Outcome:
     )
     # Every place, one record each as the API counts them, with its address: the request asks where they are, and
     # two places of one name are told apart by it.
-    rows = sorted(
-        (r for r in places.records if str(r.get("title", "")).strip() and str(r.get("addr1", "")).strip()),
-        key=lambda r: (str(r["title"]).strip(), str(r["addr1"])),
-    )
-    if len(rows) < len(places.records):
-        raise Discard("need.no_value", f"{len(places.records) - len(rows)} places without a name or an address")
+    named = [r for r in places.records if str(r.get("title", "")).strip() and str(r.get("addr1", "")).strip()]
+    if len(named) < len(places.records):
+        raise Discard("need.no_value", f"{len(places.records) - len(named)} places without a name or an address")
+    rows = distinct(sorted(named, key=lambda r: (str(r["title"]).strip(), str(r["addr1"]))), "title", "addr1")
     shown, total = ctx.show(rows, result=places, criterion="title (가나다순, arrange=A: every place, image or not)")
     for r in shown:
         ctx.answer(places, "title", r["title"])
@@ -679,8 +706,13 @@ async def apt_building(ctx: Ctx) -> Outcome:
     sido, gu, city = pick_district(ctx, seoul_only=True)
     ym, _ = last_month(now(ctx))
     region, own = await district(ctx, sido, gu)
+    # Every page of the month: "the latest sale" is a claim about all of the apartment's trades, not a page's.
     trades = await ctx.call(
-        "get_rtms_data_svc_apt_trade_dev", {"DEAL_YMD": ym}, feed=[(REGION_DEV, region, own)], reuse=True
+        "get_rtms_data_svc_apt_trade_dev",
+        {"DEAL_YMD": ym},
+        feed=[(REGION_DEV, region, own)],
+        all_pages=True,
+        reuse=True,
     )
     names = sorted({(str(r.get("aptNm", "")).strip(), str(r.get("umdNm", "")).strip()) for r in trades.records})
     apt, dong = ctx.spread("apt", [n for n in names if n[0] and n[1]])
@@ -701,8 +733,11 @@ async def apt_building(ctx: Ctx) -> Outcome:
             (Bind.of("get_rtms_data_svc_apt_trade_dev", "bonbun", "get_br_title_info", "bun"), trades, latest),
             (Bind.of("get_rtms_data_svc_apt_trade_dev", "bubun", "get_br_title_info", "ji"), trades, latest),
         ],
+        all_pages=True,  # the answer counts the buildings (동) of the lot
         reuse=True,
     )
+    if building.total > len(building.records):
+        raise Discard("need.incomplete", f"{len(building.records)} of {building.total} buildings read")
     floors = [number(r.get("grndFlrCnt")) for r in building.records if number(r.get("grndFlrCnt"))]
     days = sorted({str(r.get("useAprDay", "")).strip() for r in building.records} - {""})
     if not floors or not days:
@@ -802,7 +837,8 @@ async def next_bus(ctx: Ctx) -> Outcome:
     """Next buses at the stop the user names; stops of one name (the two sides of a road) are each answered, with the
     next stop that tells their direction."""
     found, stops, label_, name = await stop_search(ctx, unique=False)
-    stops = stops[:3]
+    if len(stops) > SIDES_AT_MOST:  # the search found more stops of the name than the scout did
+        raise Discard("need.ambiguous", f"{len(stops)} stops named {label_}")
     boards = []
     for stop in stops:
         ctx.pick(found, stop, criterion="named", field="stNm", value=label_, among=[stop])
@@ -983,6 +1019,8 @@ def order_phrase(shown: Sequence[tuple[Mapping, str, str]], rows: Sequence[tuple
     or, when the latest closing time is shared by more than are shown, by name among those."""
     latest = rows[0][2]
     tied = sum(1 for _, _, e in rows if e == latest)
+    if tied == len(rows):  # the head already said how many: not "22시까지 여는 곳이 67곳" a second time
+        return f"모두 {korean.hhmm(latest)}까지 열어서 가나다순으로"
     if tied > len(shown):
         return f"가장 늦게 {korean.hhmm(latest)}까지 여는 곳이 {tied}곳이라, 그중 가나다순으로"
     return "늦게까지 여는 순으로"
