@@ -30,7 +30,6 @@ from apis.selectors import (
     tool_recent_calls,
 )
 from apis.services import (
-    CatalogError,
     credential_clear,
     credential_set,
     drift_check,
@@ -39,7 +38,7 @@ from apis.services import (
     tool_execute,
     tool_params_check,
 )
-from kopa_site.errors import refuses_to
+from kopa_site.errors import refused_with, refuses_to
 from kopa_site.jobs import job_start
 from kopa_site.page_helpers import query_without_page, require_role
 from kopa_site.roles import ADMIN, REVIEWER, has_role
@@ -209,37 +208,48 @@ def _result_context(execution=None, error: str = "") -> dict[str, Any]:
     }
 
 
-@login_required
-@require_POST
-def tool_try(request, pk: int):
-    """Execute the tool with the form's parameters; htmx swaps in the result, a plain POST gets the whole page."""
-    require_role(request)
+def _try_form(request, pk: int) -> tuple[Tool, TryItForm]:
     tool = get_object_or_404(tool_list(), pk=pk)
-    form = TryItForm(request.POST, tool=tool, user=request.user)
-    if not form.is_valid():
-        context = {"form_errors": form.errors}
-    else:
-        try:
-            tool_params_check(tool=tool, params=form.params())
-            if form.cleaned_data["mode"] == ApiCall.Mode.SANDBOX:
-                tool_sandbox_check(tool=tool)
-            execution = tool_execute(
-                tool=tool,
-                params=form.params(),
-                mode=form.cleaned_data["mode"],
-                service_key=form.cleaned_data.get("service_key") or None,
-                user=request.user,
-                source_kind="page",
-            )
-        except CatalogError as exc:
-            context = _result_context(error=str(exc))
-        else:
-            context = _result_context(execution)
+    return tool, TryItForm(request.POST, tool=tool, user=request.user)
+
+
+def _tried(request, tool: Tool, form: TryItForm, context: dict[str, Any]):
+    """The outcome of a try: htmx swaps in the result, a plain POST gets the whole page."""
     if request.headers.get("HX-Request"):
         # The call just made joins "Recent calls" in the same swap (out of band), not on the next reload.
         context.update(tool=tool, recent_calls=tool_recent_calls(tool=tool), recent_calls_oob=True)
         return render(request, "apis/_try_result.html", context)
     return render(request, "apis/tool_detail.html", {**_tool_context(request, tool, form), **context, "tried": True})
+
+
+def _try_refused(request, exc: Exception, pk: int):
+    """A call refused before or while it was made: the reason where its result would have been."""
+    tool, form = _try_form(request, pk)
+    form.is_valid()
+    return _tried(request, tool, form, _result_context(error=str(exc)))
+
+
+@login_required
+@require_POST
+@refused_with(_try_refused)
+def tool_try(request, pk: int):
+    """Execute the tool with the form's parameters and show the result."""
+    require_role(request)
+    tool, form = _try_form(request, pk)
+    if not form.is_valid():
+        return _tried(request, tool, form, {"form_errors": form.errors})
+    tool_params_check(tool=tool, params=form.params())
+    if form.cleaned_data["mode"] == ApiCall.Mode.SANDBOX:
+        tool_sandbox_check(tool=tool)
+    execution = tool_execute(
+        tool=tool,
+        params=form.params(),
+        mode=form.cleaned_data["mode"],
+        service_key=form.cleaned_data.get("service_key") or None,
+        user=request.user,
+        source_kind="page",
+    )
+    return _tried(request, tool, form, _result_context(execution))
 
 
 # --- Calls --------------------------------------------------------------------------------------------
@@ -288,22 +298,22 @@ def call_detail(request, pk: int):
     )
 
 
+def _drift_refused(request, exc: Exception, pk: int):
+    """A drift check that could not run: the reason in the fragment (htmx), or as a message on the call's page."""
+    if request.headers.get("HX-Request"):
+        return render(request, "apis/_drift.html", {"drift_error": str(exc)})
+    messages.error(request, str(exc))
+    return redirect("apis:call", pk=pk)
+
+
 @login_required
 @require_POST
+@refused_with(_drift_refused)
 def call_drift(request, pk: int):
     require_role(request, REVIEWER)
     call = get_object_or_404(ApiCall.objects.select_related("tool__service__provider"), pk=pk)
-    mode = request.POST.get("mode") or None
-    try:
-        outcome = drift_check(call=call, mode=mode, user=request.user)
-    except CatalogError as exc:
-        context = {"drift_error": str(exc)}
-    else:
-        context = {"drift": outcome.to_dict()}
+    drift = drift_check(call=call, mode=request.POST.get("mode") or None, user=request.user).to_dict()
     if request.headers.get("HX-Request"):
-        return render(request, "apis/_drift.html", context)
-    if "drift_error" in context:
-        messages.error(request, context["drift_error"])
-    else:
-        messages.info(request, gettext("Drift check: %(summary)s") % {"summary": context["drift"]["summary"]})
+        return render(request, "apis/_drift.html", {"drift": drift})
+    messages.info(request, gettext("Drift check: %(summary)s") % {"summary": drift["summary"]})
     return redirect("apis:call", pk=pk)

@@ -49,7 +49,7 @@ from benchmarks.services import (
     model_entry_create,
     model_entry_update,
 )
-from kopa_site.errors import refuses_to, run_resume_view
+from kopa_site.errors import parsed, refused_with, refuses_to, run_resume_view
 from kopa_site.page_helpers import query_without_page, require_role
 from kopa_site.roles import REVIEWER, has_role
 
@@ -109,44 +109,52 @@ def model_list_page(request):
     )
 
 
-@login_required
-@require_http_methods(["GET", "POST"])
-def model_edit(request, pk: int | None = None):
-    """Add (pk None) or change a model entry; reviewers and admins only."""
-    require_role(request, REVIEWER)
+def _model_form(request, pk: int | None) -> tuple[ModelEntry | None, ModelEntryForm]:
     entry = get_object_or_404(ModelEntry, pk=pk) if pk is not None else None
-    form = ModelEntryForm(request.POST or None, instance=entry)
-    stored_now = None
-    if request.method == "POST" and form.is_valid():
-        try:
-            if entry is None:
-                entry = model_entry_create(
-                    name=form.cleaned_data["name"], user=request.user, **form.fields_for_service()
-                )
-                messages.success(request, gettext("Model %(name)s added.") % {"name": entry.name})
-            else:
-                fields = {"name": form.cleaned_data["name"], **form.fields_for_service()}
-                entry = model_entry_update(
-                    entry=ModelEntry.objects.get(pk=entry.pk), expected_version=form.cleaned_data["version"], **fields
-                )
-                messages.success(
-                    request,
-                    gettext("Model %(name)s saved; runs made before keep the identity they had.")
-                    % {"name": entry.name},
-                )
-        except BenchConflict as exc:
-            form.add_error(None, str(exc))
-            stored_now = form.differences_from(ModelEntry.objects.get(pk=entry.pk))
-        except BenchError as exc:
-            form.add_error(None, str(exc))
-        else:
-            return redirect("benchmarks:models")
+    return entry, ModelEntryForm(request.POST or None, instance=entry)
+
+
+def _model_page(request, entry: ModelEntry | None, form: ModelEntryForm, stored_now: list | None = None):
     return render(
         request,
         "benchmarks/model_form.html",
         {"form": form, "entry": entry, "stored_now": stored_now},
         status=409 if stored_now is not None else 200,
     )
+
+
+def _model_refused(request, exc: Exception, pk: int | None = None):
+    """A save the service refused: the form again, as typed, with the reason above it; over a change made since
+    the form was read (409) also each field as it is stored now."""
+    entry, form = _model_form(request, pk)
+    form.is_valid()
+    form.add_error(None, str(exc))
+    stored_now = form.differences_from(ModelEntry.objects.get(pk=pk)) if isinstance(exc, BenchConflict) else None
+    return _model_page(request, entry, form, stored_now)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@refused_with(_model_refused)
+def model_edit(request, pk: int | None = None):
+    """Add (pk None) or change a model entry; reviewers and admins only."""
+    require_role(request, REVIEWER)
+    entry, form = _model_form(request, pk)
+    if request.method != "POST" or not form.is_valid():
+        return _model_page(request, entry, form)
+    if entry is None:
+        entry = model_entry_create(name=form.cleaned_data["name"], user=request.user, **form.fields_for_service())
+        messages.success(request, gettext("Model %(name)s added.") % {"name": entry.name})
+    else:
+        fields = {"name": form.cleaned_data["name"], **form.fields_for_service()}
+        entry = model_entry_update(
+            entry=ModelEntry.objects.get(pk=entry.pk), expected_version=form.cleaned_data["version"], **fields
+        )
+        messages.success(
+            request,
+            gettext("Model %(name)s saved; runs made before keep the identity they had.") % {"name": entry.name},
+        )
+    return redirect("benchmarks:models")
 
 
 @login_required
@@ -209,16 +217,13 @@ def run_start(request):
     if model is None:
         messages.error(request, gettext("Choose a model; nothing was started."))
         return redirect("benchmarks:runs")
-    try:
-        options = {
-            "seeds": _int_list(form.get("seeds", "0")),
-            "concurrency": int(form.get("concurrency") or RUN_DEFAULTS["concurrency"]),
-            "max_steps": int(form.get("max_steps") or RUN_DEFAULTS["max_steps"]),
-            "tool_mode": form.get("tool_mode") or RUN_DEFAULTS["tool_mode"],
-        }
-    except ValueError:
-        messages.error(request, gettext("Seeds, concurrency and max steps are whole numbers; nothing was started."))
-        return redirect("benchmarks:runs")
+    numbers = gettext("Seeds, concurrency and max steps are whole numbers; nothing was started.")
+    options = {
+        "seeds": parsed(_int_list, form.get("seeds", "0"), refusal=numbers),
+        "concurrency": parsed(int, form.get("concurrency") or str(RUN_DEFAULTS["concurrency"]), refusal=numbers),
+        "max_steps": parsed(int, form.get("max_steps") or str(RUN_DEFAULTS["max_steps"]), refusal=numbers),
+        "tool_mode": form.get("tool_mode") or RUN_DEFAULTS["tool_mode"],
+    }
     codes = form.get("tasks", "").split()
     if form.get("benchmark") == "bfcl":
         limit = form.get("limit") or None

@@ -38,6 +38,7 @@ from datasets.selectors import (
 )
 from graphs.engine.walk import JUNCTIONS
 from kopa_site.concurrency import version_from_token, version_token
+from kopa_site.errors import parsed, refused_with, refuses_to
 from kopa_site.page_helpers import query_without_page, require_role
 from kopa_site.roles import ADMIN, REVIEWER, has_role
 
@@ -81,16 +82,21 @@ def _screen_url(pk: int, filters: str, **extra) -> str:
     return url + ("?" + "&".join(parts) if parts else "")
 
 
+def _with_filters(url_name: str, filters: str) -> str:
+    return reverse(url_name) + (f"?{filters}" if filters else "")
+
+
+def _back_to(url_name: str):
+    """Where a refused action goes back to (`refuses_to`): the list page, with the filters its form carried."""
+    return lambda request: _with_filters(url_name, request.POST.get("filters", ""))
+
+
 def _next(request, filters: str):
     """Claim the next item of the user's queue (with the filters) and open it, or go back to the queue."""
-    try:
-        got = review.trajectory_claim(user=request.user, queryset=_filtered(filters))
-    except review.ReviewError as exc:
-        messages.error(request, str(exc))
-        got = None
+    got = review.trajectory_claim(user=request.user, queryset=_filtered(filters))
     if got is None:
         messages.info(request, gettext("Your queue is empty for these filters: nothing is waiting for you."))
-        return redirect(reverse("datasets:review") + (f"?{filters}" if filters else ""))
+        return redirect(_with_filters("datasets:review", filters))
     return redirect(_screen_url(got.pk, filters))
 
 
@@ -129,12 +135,14 @@ def queue_page(request):
 
 @login_required
 @require_POST
+@refuses_to(_back_to("datasets:review"))
 def queue_next(request):
     require_role(request)
     return _next(request, request.POST.get("filters", ""))
 
 
 @login_required
+@refuses_to(_back_to("datasets:review"))
 def bulk_decide(request):
     """Reviewers apply one decision to the filtered set: GET shows how many items it would change, POST carries
     the count they confirmed (a different count now changes nothing)."""
@@ -150,29 +158,24 @@ def bulk_decide(request):
             {"filters": filters, "actionable": actionable, "reasons": REJECT_REASONS},
         )
     filters = request.POST.get("filters", "")
-    back = reverse("datasets:review") + (f"?{filters}" if filters else "")
-    try:
-        expected = int(request.POST.get("expected_count", ""))
-    except ValueError:
-        messages.error(request, gettext("Confirm the number of items first; nothing was changed."))
-        return redirect(back)
+    expected = parsed(
+        int,
+        request.POST.get("expected_count", ""),
+        refusal=gettext("Confirm the number of items first; nothing was changed."),
+    )
     decision = request.POST.get("decision", "")
-    try:
-        done = review.trajectory_bulk_decide(
-            queryset=_filtered(filters),
-            user=request.user,
-            decision=decision,
-            expected_count=expected,
-            reason=request.POST.get("reason", ""),
-            note=request.POST.get("note", ""),
-        )
-    except review.ReviewError as exc:
-        messages.error(request, str(exc))
-        return redirect(back)
+    done = review.trajectory_bulk_decide(
+        queryset=_filtered(filters),
+        user=request.user,
+        decision=decision,
+        expected_count=expected,
+        reason=request.POST.get("reason", ""),
+        note=request.POST.get("note", ""),
+    )
     messages.success(
         request, gettext("%(done)s item(s) marked %(value)s.") % {"done": done, "value": PAST.get(decision, decision)}
     )
-    return redirect(back)
+    return redirect(_with_filters("datasets:review", filters))
 
 
 # --- The review screen ------------------------------------------------------------------------------------
@@ -343,13 +346,26 @@ def _trajectory(pk: int) -> Trajectory:
     return get_object_or_404(Trajectory.objects.defer("plan", "facts", "schemas"), pk=pk)
 
 
-def _refused(request, exc: review.ReviewError, pk: int, filters: str):
+def _conflict(request, trajectory: Trajectory, exc: review.EditConflict):
+    context = _screen_context(request, trajectory, conflict=exc, changes=json_diff(exc.theirs, exc.mine, limit=200))
+    context["mine_calls"] = {
+        c["seq"]: json.dumps(c["arguments"], ensure_ascii=False, indent=1) for c in exc.mine["calls"]
+    }
+    return render(request, "datasets/review_conflict.html", context, status=409)
+
+
+def _screen_refused(request, exc: Exception, pk: int, **kwargs):
+    """A refused action on the review screen: a stale edit gets the conflict screen (409) with both versions;
+    anything else goes back to the screen with the reason as a message."""
+    if isinstance(exc, review.EditConflict):
+        return _conflict(request, get_object_or_404(trajectory_detail(), pk=pk), exc)
     messages.error(request, str(exc))
-    return redirect(_screen_url(pk, filters))
+    return redirect(_screen_url(pk, request.POST.get("filters", "")))
 
 
 @login_required
 @require_POST
+@refused_with(_screen_refused)
 def review_decide(request, pk: int, decision: str):
     """Approve or reject (an annotator holding the item; a reviewer on a disputed one adjudicates), then on to the
     next item of the queue."""
@@ -357,21 +373,18 @@ def review_decide(request, pk: int, decision: str):
     trajectory = _trajectory(pk)
     filters = request.POST.get("filters", "")
     reason, note = request.POST.get("reason", ""), request.POST.get("note", "")
-    try:
-        if trajectory.status == Trajectory.Status.DISPUTED:
-            review.trajectory_adjudicate(
-                trajectory=trajectory, user=request.user, decision=decision, reason=reason, note=note
-            )
-            messages.success(
-                request, gettext("Trajectory #%(pk)s adjudicated: %(decision)s.") % {"pk": pk, "decision": decision}
-            )
-            return redirect(_screen_url(pk, filters))
-        if decision == ReviewDecision.Decision.APPROVE:
-            review.trajectory_approve(trajectory=trajectory, user=request.user, note=note)
-        else:
-            review.trajectory_reject(trajectory=trajectory, user=request.user, reason=reason, note=note)
-    except review.ReviewError as exc:
-        return _refused(request, exc, pk, filters)
+    if trajectory.status == Trajectory.Status.DISPUTED:
+        review.trajectory_adjudicate(
+            trajectory=trajectory, user=request.user, decision=decision, reason=reason, note=note
+        )
+        messages.success(
+            request, gettext("Trajectory #%(pk)s adjudicated: %(decision)s.") % {"pk": pk, "decision": decision}
+        )
+        return redirect(_screen_url(pk, filters))
+    if decision == ReviewDecision.Decision.APPROVE:
+        review.trajectory_approve(trajectory=trajectory, user=request.user, note=note)
+    else:
+        review.trajectory_reject(trajectory=trajectory, user=request.user, reason=reason, note=note)
     messages.success(
         request,
         gettext("Trajectory #%(pk)s: %(value)s. Press k to go back, u there to undo.")
@@ -382,14 +395,11 @@ def review_decide(request, pk: int, decision: str):
 
 @login_required
 @require_POST
+@refused_with(_screen_refused)
 def review_claim(request, pk: int):
     require_role(request)
-    filters = request.POST.get("filters", "")
-    try:
-        review.trajectory_claim(user=request.user, trajectory=_trajectory(pk))
-    except review.ReviewError as exc:
-        return _refused(request, exc, pk, filters)
-    return redirect(_screen_url(pk, filters))
+    review.trajectory_claim(user=request.user, trajectory=_trajectory(pk))
+    return redirect(_screen_url(pk, request.POST.get("filters", "")))
 
 
 @login_required
@@ -398,48 +408,40 @@ def review_release(request, pk: int):
     require_role(request)
     review.trajectory_release(trajectory=_trajectory(pk), user=request.user)
     messages.info(request, gettext("Trajectory #%(pk)s went back to the queue.") % {"pk": pk})
-    filters = request.POST.get("filters", "")
-    return redirect(reverse("datasets:review") + (f"?{filters}" if filters else ""))
+    return redirect(_with_filters("datasets:review", request.POST.get("filters", "")))
 
 
 @login_required
 @require_POST
+@refused_with(_screen_refused)
 def review_undo(request, pk: int):
     require_role(request)
-    filters = request.POST.get("filters", "")
-    try:
-        done = review.trajectory_undo(trajectory=_trajectory(pk), user=request.user)
-    except review.ReviewError as exc:
-        return _refused(request, exc, pk, filters)
+    done = review.trajectory_undo(trajectory=_trajectory(pk), user=request.user)
     messages.success(request, done[0].upper() + done[1:] + ".")
-    return redirect(_screen_url(pk, filters))
+    return redirect(_screen_url(pk, request.POST.get("filters", "")))
 
 
-def _conflict(request, trajectory: Trajectory, exc: review.EditConflict):
-    context = _screen_context(request, trajectory, conflict=exc, changes=json_diff(exc.theirs, exc.mine, limit=200))
-    context["mine_calls"] = {
-        c["seq"]: json.dumps(c["arguments"], ensure_ascii=False, indent=1) for c in exc.mine["calls"]
-    }
-    return render(request, "datasets/review_conflict.html", context, status=409)
-
-
-def _edit_refused(request, trajectory: Trajectory, why: str):
-    """The screen again with the edit panel open and the posted text in it (400), so nothing typed is lost."""
-    messages.error(request, why)
+def _edit_refused(request, exc: Exception, pk: int):
+    """An edit not saved: a stale one gets the conflict screen (409); otherwise the screen again with the edit
+    panel open and the posted text in it (400), so nothing typed is lost."""
+    trajectory = get_object_or_404(trajectory_detail().select_related("held_by"), pk=pk)
+    if isinstance(exc, review.EditConflict):
+        return _conflict(request, trajectory, exc)
+    messages.error(request, f"{exc}; nothing was saved.")
     context = _screen_context(request, trajectory, edit_open=True, posted=request.POST)
     return render(request, "datasets/review_screen.html", context, status=400)
 
 
 @login_required
 @require_POST
+@refused_with(_edit_refused)
 def review_edit(request, pk: int):
     """Save an edit (request, answer, short answer, call arguments as JSON) against the version the form showed."""
     require_role(request)
     trajectory = get_object_or_404(trajectory_detail().select_related("held_by"), pk=pk)
     filters = request.POST.get("filters", "")
-    try:
-        expected = int(request.POST.get("expected_version", ""))
-    except ValueError:
+    expected = request.POST.get("expected_version", "")
+    if not expected.isdecimal():  # nothing to edit against: the screen again, reloaded (not the edit panel)
         messages.error(request, gettext("The form lost its version number; reload the item. Nothing was saved."))
         return redirect(_screen_url(pk, filters))
     arguments: dict[int, Any] = {}
@@ -448,12 +450,7 @@ def review_edit(request, pk: int):
         text = request.POST.get(f"arguments_{seq}")
         if text is None:
             continue
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            return _edit_refused(
-                request, trajectory, f"The arguments of call {seq} are not valid JSON ({exc.msg}); nothing was saved."
-            )
+        value = parsed(json.loads, text, refusal=f"The arguments of call {seq} are not valid JSON (%(error)s)")
         if value != stored:
             arguments[seq] = value
     fields = {}
@@ -464,51 +461,39 @@ def review_edit(request, pk: int):
     if not fields and not arguments:
         messages.info(request, gettext("Nothing changed."))
         return redirect(_screen_url(pk, filters))
-    try:
-        revision = review.trajectory_edit(
-            trajectory=trajectory,
-            user=request.user,
-            expected_version=expected,
-            arguments=arguments or None,
-            note=request.POST.get("note", ""),
-            **fields,
-        )
-    except review.EditConflict as exc:
-        return _conflict(request, trajectory, exc)
-    except review.ReviewError as exc:
-        return _edit_refused(request, trajectory, f"{exc}; nothing was saved.")
+    revision = review.trajectory_edit(
+        trajectory=trajectory,
+        user=request.user,
+        expected_version=int(expected),
+        arguments=arguments or None,
+        note=request.POST.get("note", ""),
+        **fields,
+    )
     messages.success(request, gettext("Saved as version %(version)s.") % {"version": revision.version})
     return redirect(_screen_url(pk, filters))
 
 
 @login_required
 @require_POST
+@refused_with(_screen_refused)
 def review_reexecute(request, pk: int, seq: int):
     """Run one call again through the executor (sandbox), with the arguments in the form (and with rest=1 every
     later call too), and show the diff."""
     require_role(request)
     trajectory = _trajectory(pk)
     filters = request.POST.get("filters", "")
-    try:
-        expected = int(request.POST.get("expected_version", ""))
-        arguments = json.loads(request.POST.get("arguments", "") or "null")
-    except (ValueError, json.JSONDecodeError):
-        messages.error(request, gettext("The arguments are not valid JSON (or the version is missing); nothing ran."))
-        return redirect(_screen_url(pk, filters))
+    unreadable = gettext("The arguments are not valid JSON (or the version is missing); nothing ran.")
+    expected = parsed(int, request.POST.get("expected_version", ""), refusal=unreadable)
+    arguments = parsed(json.loads, request.POST.get("arguments", "") or "null", refusal=unreadable)
     rest = request.POST.get("rest") == "1"
-    try:
-        revision, _changes = review.trajectory_call_reexecute(
-            trajectory=trajectory,
-            user=request.user,
-            seq=seq,
-            expected_version=expected,
-            arguments=arguments,
-            rest=rest,
-        )
-    except review.EditConflict as exc:
-        return _conflict(request, get_object_or_404(trajectory_detail(), pk=pk), exc)
-    except review.ReviewError as exc:
-        return _refused(request, exc, pk, filters)
+    revision, _changes = review.trajectory_call_reexecute(
+        trajectory=trajectory,
+        user=request.user,
+        seq=seq,
+        expected_version=expected,
+        arguments=arguments,
+        rest=rest,
+    )
     done = (
         gettext("Call %(seq)s and the calls after it ran again; saved as version %(version)s.")
         if rest
@@ -520,26 +505,19 @@ def review_reexecute(request, pk: int, seq: int):
 
 @login_required
 @require_POST
+@refused_with(_screen_refused)
 def review_restore(request, pk: int):
     require_role(request)
     trajectory = _trajectory(pk)
-    filters = request.POST.get("filters", "")
-    try:
-        revision = review.trajectory_restore(
-            trajectory=trajectory,
-            user=request.user,
-            version=int(request.POST.get("version", "0")),
-            expected_version=int(request.POST.get("expected_version", "0")),
-        )
-    except ValueError:
-        messages.error(request, gettext("Which version? Nothing was restored."))
-        return redirect(_screen_url(pk, filters))
-    except review.EditConflict as exc:
-        return _conflict(request, get_object_or_404(trajectory_detail(), pk=pk), exc)
-    except review.ReviewError as exc:
-        return _refused(request, exc, pk, filters)
+    which = gettext("Which version? Nothing was restored.")
+    revision = review.trajectory_restore(
+        trajectory=trajectory,
+        user=request.user,
+        version=parsed(int, request.POST.get("version", "0"), refusal=which),
+        expected_version=parsed(int, request.POST.get("expected_version", "0"), refusal=which),
+    )
     messages.success(request, gettext("Restored as version %(version)s.") % {"version": revision.version})
-    return redirect(_screen_url(pk, filters))
+    return redirect(_screen_url(pk, request.POST.get("filters", "")))
 
 
 # --- Dataset versions -------------------------------------------------------------------------------------
@@ -565,20 +543,17 @@ def version_list_page(request):
 
 @login_required
 @require_POST
+@refuses_to(_back_to("datasets:versions"))
 def version_freeze(request):
     require_role(request, REVIEWER)
     filters = request.POST.get("filters", "")
-    try:
-        version = review.dataset_version_freeze(
-            name=request.POST.get("name", ""),
-            queryset=_filtered(filters),
-            user=request.user,
-            filter_params={k: v if len(v) > 1 else v[0] for k, v in QueryDict(filters).lists()},
-            description=request.POST.get("description", ""),
-        )
-    except review.ReviewError as exc:
-        messages.error(request, str(exc))
-        return redirect(reverse("datasets:versions") + (f"?{filters}" if filters else ""))
+    version = review.dataset_version_freeze(
+        name=request.POST.get("name", ""),
+        queryset=_filtered(filters),
+        user=request.user,
+        filter_params={k: v if len(v) > 1 else v[0] for k, v in QueryDict(filters).lists()},
+        description=request.POST.get("description", ""),
+    )
     messages.success(
         request,
         gettext("Froze %(item_count)s approved trajectories as %(name)s.")
@@ -621,14 +596,11 @@ def version_detail(request, pk: int):
 
 @login_required
 @require_POST
+@refuses_to("datasets:version")
 def version_export(request, pk: int):
     require_role(request, REVIEWER)
     version = get_object_or_404(DatasetVersion, pk=pk)
-    try:
-        job = review.dataset_version_export_start(version=version, user=request.user)
-    except review.ReviewError as exc:
-        messages.error(request, str(exc))
-        return redirect("datasets:version", pk=pk)
+    job = review.dataset_version_export_start(version=version, user=request.user)
     messages.success(
         request, gettext("Export started as job #%(job)s; the folder appears here when it finishes.") % {"job": job.pk}
     )
@@ -658,30 +630,41 @@ def render_markdown(text: str) -> str:
     return mark_safe(MarkdownIt("commonmark", {"html": False}).enable("table").render(text))
 
 
+def _guidelines_refused(request, exc: Exception):
+    """A change not saved: over someone else's later one, both versions on one page (the stored one above, theirs
+    in the box, 409); otherwise back to the page with the reason."""
+    if isinstance(exc, review.PolicyConflict):
+        messages.error(request, f"Not saved: {exc}")
+        return _guidelines(request, draft=request.POST)
+    messages.error(request, gettext("Not saved: %(exc)s") % {"exc": exc})
+    return redirect("datasets:guidelines")
+
+
+def _whole(text: str | None) -> int | None:
+    """A policy number from the form (empty: unchanged); the service checks its range."""
+    return parsed(int, text) if text else None
+
+
 @login_required
+@refused_with(_guidelines_refused)
 def guidelines_page(request):
     require_role(request)
-    policy = review.review_policy()
-    draft = None
     if request.method == "POST":
         require_role(request, ADMIN)
-        try:
-            review.review_policy_update(
-                user=request.user,
-                guidelines=request.POST.get("guidelines", ""),
-                overlap=request.POST.get("overlap") or None,
-                lease_minutes=request.POST.get("lease_minutes") or None,
-                expected_version=version_from_token(request.POST.get("version", "")),
-            )
-        except review.PolicyConflict as exc:  # both versions on one page: the stored one above, theirs in the box
-            messages.error(request, f"Not saved: {exc}")
-            policy, draft = review.review_policy(), request.POST
-        except (review.ReviewError, ValueError) as exc:
-            messages.error(request, gettext("Not saved: %(exc)s") % {"exc": exc})
-            return redirect("datasets:guidelines")
-        else:
-            messages.success(request, gettext("Guidelines saved."))
-            return redirect("datasets:guidelines")
+        review.review_policy_update(
+            user=request.user,
+            guidelines=request.POST.get("guidelines", ""),
+            overlap=_whole(request.POST.get("overlap")),
+            lease_minutes=_whole(request.POST.get("lease_minutes")),
+            expected_version=parsed(version_from_token, request.POST.get("version", "")),
+        )
+        messages.success(request, gettext("Guidelines saved."))
+        return redirect("datasets:guidelines")
+    return _guidelines(request)
+
+
+def _guidelines(request, *, draft=None):
+    policy = review.review_policy()
     return render(
         request,
         "datasets/guidelines.html",

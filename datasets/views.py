@@ -19,7 +19,7 @@ from datasets.selectors import run_list, status_counts, trajectory_detail, traje
 from datasets.services import RUN_DEFAULTS, synthesis_run_create, synthesis_run_start
 from graphs.engine.walk import JUNCTIONS, STRATEGIES
 from graphs.models import GraphSnapshot
-from kopa_site.errors import refuses_to
+from kopa_site.errors import posted_whole_numbers, refuses_to
 from kopa_site.page_helpers import require_role
 from kopa_site.roles import REVIEWER, has_role
 
@@ -60,17 +60,7 @@ def index(request):
 @refuses_to("datasets:index")
 def run_start(request):
     require_role(request, REVIEWER)
-    params: dict = {}
-    for name in _NUMBERS:
-        value = request.POST.get(name, "").strip()
-        if value:
-            try:
-                params[name] = int(value)
-            except ValueError:
-                messages.error(
-                    request, gettext("%(name)s must be a whole number; nothing was started.") % {"name": name}
-                )
-                return redirect("datasets:index")
+    params: dict = posted_whole_numbers(request, _NUMBERS)
     for name in ("strategy", "generator", "seed"):
         value = request.POST.get(name, "").strip()
         if value:

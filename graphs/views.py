@@ -40,7 +40,7 @@ from graphs.services import (
     verification_run_resume,
     verification_run_start,
 )
-from kopa_site.errors import refuses_to, run_resume_view
+from kopa_site.errors import posted_whole_numbers, refuses_to, run_resume_view
 from kopa_site.jobs import job_start
 from kopa_site.page_helpers import query_without_page, require_role
 from kopa_site.roles import REVIEWER, has_role
@@ -184,17 +184,7 @@ def run_live(request, pk: int):
 @refuses_to("graphs:index")
 def run_start(request):
     require_role(request, REVIEWER)
-    params = {}
-    for name in ("rounds", "batch_size", "n_max"):
-        value = request.POST.get(name, "").strip()
-        if value:
-            try:
-                params[name] = int(value)
-            except ValueError:
-                messages.error(
-                    request, gettext("%(name)s must be a whole number; nothing was started.") % {"name": name}
-                )
-                return redirect("graphs:index")
+    params = posted_whole_numbers(request, ("rounds", "batch_size", "n_max"))
     run = verification_run_create(params=params, user=request.user)
     job = verification_run_start(run=run, user=request.user)
     messages.success(

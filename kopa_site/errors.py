@@ -1,12 +1,14 @@
 """One way to refuse a request: services raise a `DomainError` whose message says why, for the person who asked;
 the API answers it as 400 (or the class's status, e.g. 409) with that message, and pages show it as an error
-message and redirect (`refuses_to`, and the one resume view every run has, `run_resume_view`)."""
+message and redirect (`refuses_to`, and the one resume view every run has, `run_resume_view`) or, where the page
+shows the refusal itself (a form again, an htmx fragment, a conflict screen), answer it with `refused_with`.
+Input a view parses itself is refused the same way (`parsed`)."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -41,11 +43,12 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     return drf_exception_handler(exc, context)
 
 
-def refuses_to(url_name: str, *, also: tuple[type[Exception], ...] = ()) -> Callable:
-    """For a page view that starts or changes work: a DomainError it raises (or one of `also`) becomes an error
-    message and a redirect to `url_name`, filled with the view's own URL arguments (a run's pk) when it has any.
+def refused_with(respond: Callable[..., HttpResponse], *, also: tuple[type[Exception], ...] = ()) -> Callable:
+    """For a page view that shows a refusal itself: a DomainError it raises (or one of `also`) is answered by
+    `respond(request, error, *args, **kwargs)`, called with the view's own URL arguments (e.g. the form shown again
+    with the reason on it, an htmx fragment, the conflict screen with both versions).
 
-    The view keeps only its success path: call the services, add the success message, redirect.
+    The view keeps only its success path; `respond` keeps what the person sees when it is refused.
     """
     refused = (DomainError, *also)
 
@@ -55,12 +58,56 @@ def refuses_to(url_name: str, *, also: tuple[type[Exception], ...] = ()) -> Call
             try:
                 return view(request, *args, **kwargs)
             except refused as exc:
-                messages.error(request, str(exc))
-                return redirect(url_name, *args, **kwargs)
+                return respond(request, exc, *args, **kwargs)
 
         return wrapper
 
     return decorate
+
+
+def refuses_to(to: str | Callable[..., str], *, also: tuple[type[Exception], ...] = ()) -> Callable:
+    """For a page view that starts or changes work: a DomainError it raises (or one of `also`) becomes an error
+    message and a redirect to `to`: a URL name, filled with the view's own URL arguments (a run's pk) when it has
+    any, or a function `(request, *args, **kwargs) -> URL` for a page that keeps a query (the queue's filters).
+
+    The view keeps only its success path: call the services, add the success message, redirect.
+    """
+
+    def back(request, exc: Exception, *args, **kwargs) -> HttpResponse:
+        messages.error(request, str(exc))
+        if callable(to):
+            return redirect(to(request, *args, **kwargs))
+        return redirect(to, *args, **kwargs)
+
+    return refused_with(back, also=also)
+
+
+Parsed = TypeVar("Parsed")
+
+
+def parsed(parse: Callable[[str], Parsed], text: str, *, refusal: str | None = None) -> Parsed:
+    """`parse(text)` (int, json.loads, a version token's reader), or a DomainError when the text does not parse.
+
+    refusal: the message; `%(error)s` in it stands for the parser's own words (JSON's "Expecting value"), and
+    without one the parser's words are the message (for parsers whose ValueError a person can act on).
+    """
+    try:
+        return parse(text)
+    except ValueError as exc:  # json.JSONDecodeError is one
+        words = getattr(exc, "msg", None) or str(exc)
+        raise DomainError(words if refusal is None else refusal.replace("%(error)s", words)) from None
+
+
+def posted_whole_numbers(request, names: Iterable[str]) -> dict[str, int]:
+    """The whole numbers a start form posted under `names`, blank ones left out (the service's defaults apply);
+    one that is not a whole number is refused by name, and nothing is started."""
+    numbers = {}
+    for name in names:
+        value = request.POST.get(name, "").strip()
+        if value:
+            refusal = gettext("%(name)s must be a whole number; nothing was started.") % {"name": name}
+            numbers[name] = parsed(int, value, refusal=refusal)
+    return numbers
 
 
 def run_resume_view(*, model, resume: Callable, url_name: str, message: str) -> Callable[..., HttpResponse]:

@@ -13,6 +13,7 @@ from django.urls import path
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
+from kopa_site.errors import refused_with, refuses_to
 from kopa_site.filtersets import JobFilterSet
 from kopa_site.jobs import JobError, get_kind, job_can_cancel, job_cancel, job_kinds, job_start, kinds_startable_by
 from kopa_site.models import Job
@@ -88,20 +89,8 @@ def job_live(request, pk: int):
     return render(request, "jobs/_live.html", _live_context(request, job))
 
 
-@login_required
-@require_POST
-def job_cancel_view(request, pk: int):
-    _require_role(request)
-    job = get_object_or_404(Job, pk=pk)
-    try:
-        job = job_cancel(job=job, user=request.user)
-    except JobError as exc:
-        notice, level = str(exc), messages.ERROR
-    else:
-        if job.status == Job.Status.CANCELLED:
-            notice, level = f"Job #{job.pk} cancelled.", messages.SUCCESS
-        else:
-            notice, level = f"Job #{job.pk} was asked to stop; it stops at its next check.", messages.INFO
+def _cancelled(request, job: Job, notice: str, level: int):
+    """The outcome of a cancel: htmx swaps in the live part with the notice, a plain POST goes back to the page."""
     if request.headers.get("HX-Request"):
         job.refresh_from_db()
         return render(request, "jobs/_live.html", {**_live_context(request, job), "notice": notice})
@@ -109,19 +98,31 @@ def job_cancel_view(request, pk: int):
     return redirect("jobs:detail", pk=job.pk)
 
 
+def _cancel_refused(request, exc: Exception, pk: int):
+    return _cancelled(request, get_object_or_404(Job, pk=pk), str(exc), messages.ERROR)
+
+
 @login_required
 @require_POST
+@refused_with(_cancel_refused)
+def job_cancel_view(request, pk: int):
+    _require_role(request)
+    job = job_cancel(job=get_object_or_404(Job, pk=pk), user=request.user)
+    if job.status == Job.Status.CANCELLED:
+        return _cancelled(request, job, f"Job #{job.pk} cancelled.", messages.SUCCESS)
+    return _cancelled(request, job, f"Job #{job.pk} was asked to stop; it stops at its next check.", messages.INFO)
+
+
+@login_required
+@require_POST
+@refuses_to("jobs:list")
 def job_start_view(request):
     _require_role(request)
     name = request.POST.get("kind", "")
     allowed = {kind.name: kind for kind in kinds_startable_by(request.user)}
     if name not in allowed:
         raise PermissionDenied(f"You cannot start {name or 'that job'!r} from this page.")
-    try:
-        job = job_start(kind=name, params={}, user=request.user)
-    except JobError as exc:
-        messages.error(request, str(exc))
-        return redirect("jobs:list")
+    job = job_start(kind=name, params={}, user=request.user)
     messages.success(
         request, gettext("Started %(title)s as job #%(job)s.") % {"title": allowed[name].title, "job": job.pk}
     )

@@ -13,7 +13,7 @@ from django.utils.translation import gettext, gettext_noop
 from django.views.decorators.http import require_GET, require_POST
 
 from datasets.selectors import version_list
-from kopa_site.errors import DomainError, refuses_to, run_resume_view
+from kopa_site.errors import parsed, refused_with, refuses_to, run_resume_view
 from kopa_site.page_helpers import require_role
 from kopa_site.roles import REVIEWER, has_role
 from training.engine.presets import PRESETS
@@ -31,10 +31,8 @@ from training.services import (
 PAGE_SIZE = 50
 
 
-@login_required
-@require_GET
-def index(request):
-    require_role(request)
+def _index(request, *, form=None, status: int = 200):
+    """The runs and the start form (`form`: what was posted, shown again when the start was refused)."""
     page = Paginator(run_list(), PAGE_SIZE).get_page(request.GET.get("page"))
     return render(
         request,
@@ -45,9 +43,17 @@ def index(request):
             "presets": PRESETS,
             "tool_modes": TrainingRun.ToolMode.choices,
             "versions": version_list(),
-            "form": {},
+            "form": form if form is not None else {},
         },
+        status=status,
     )
+
+
+@login_required
+@require_GET
+def index(request):
+    require_role(request)
+    return _index(request)
 
 
 @login_required
@@ -75,10 +81,7 @@ def run_detail(request, pk: int):
 def _overrides(text: str) -> dict:
     if not text.strip():
         return {}
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise TrainingError(f"overrides are a JSON object ({error.msg})") from None
+    value = parsed(json.loads, text, refusal="overrides are a JSON object (%(error)s)")
     if not isinstance(value, dict):
         raise TrainingError('overrides are a JSON object, e.g. {"grpo.steps": 50}')
     return value
@@ -91,33 +94,28 @@ def _version(value: str):
     return version
 
 
+def _start_refused(request, exc: Exception):
+    """A start refused: the list again with the reason, and the form as it was filled in (400)."""
+    messages.error(request, gettext("Nothing was started: %(exc)s") % {"exc": exc})
+    return _index(request, form=request.POST, status=400)
+
+
 @login_required
 @require_POST
+@refused_with(_start_refused)
 def run_start(request):
     require_role(request, REVIEWER)
     form = request.POST
-    try:
-        run = training_run_create(
-            preset=form.get("preset", ""),
-            dataset_version=_version(form.get("dataset_version", "")),
-            base_model_path=form.get("base_model_path", ""),
-            overrides=_overrides(form.get("overrides", "")),
-            tool_mode=form.get("tool_mode") or TrainingRun.ToolMode.SANDBOX,
-            name=form.get("name", "").strip(),
-            user=request.user,
-        )
-        job = training_run_start(run=run, user=request.user)
-    except DomainError as exc:
-        messages.error(request, gettext("Nothing was started: %(exc)s") % {"exc": exc})
-        page = Paginator(run_list(), PAGE_SIZE).get_page(1)
-        context = {
-            "page": page,
-            "can_start": True,
-            "presets": PRESETS,
-            "tool_modes": TrainingRun.ToolMode.choices,
-            "versions": version_list(),
-        }
-        return render(request, "training/index.html", {**context, "form": form}, status=400)
+    run = training_run_create(
+        preset=form.get("preset", ""),
+        dataset_version=_version(form.get("dataset_version", "")),
+        base_model_path=form.get("base_model_path", ""),
+        overrides=_overrides(form.get("overrides", "")),
+        tool_mode=form.get("tool_mode") or TrainingRun.ToolMode.SANDBOX,
+        name=form.get("name", "").strip(),
+        user=request.user,
+    )
+    job = training_run_start(run=run, user=request.user)
     messages.success(
         request,
         gettext("Training run #%(run)s queued as job #%(job)s on the gpu queue.") % {"run": run.pk, "job": job.pk},

@@ -1,6 +1,6 @@
 """Review API: the queue (claim, release), every review action on an item, its decisions and revisions, bulk
 decisions, and frozen dataset versions with their exports. Writes call datasets.review; a refused action is 400,
-403 or 409 with the reason, a stale edit 409 with both versions."""
+403 or 409 with the reason, a stale edit 409 with both versions (the project's DomainError handler answers them)."""
 
 from __future__ import annotations
 
@@ -143,12 +143,6 @@ class FreezeSerializer(serializers.Serializer):
 # --- Views ------------------------------------------------------------------------------------------------
 
 
-def _refused(exc: review.ReviewError) -> Response:
-    if isinstance(exc, review.EditConflict):
-        return Response(exc.as_dict(), status=status.HTTP_409_CONFLICT)
-    return Response({"detail": str(exc)}, status=exc.status_code)
-
-
 REFUSED = {
     400: OpenApiResponse(description="Bad input, or the item is not in a state for this"),
     403: OpenApiResponse(description="Your role does not allow this"),
@@ -218,10 +212,7 @@ class ReviewViewSet(viewsets.ReadOnlyModelViewSet):
     @action(detail=False, methods=["post"], url_path="claim")
     def claim_next(self, request):
         queryset = self.filter_queryset(Trajectory.objects.all())
-        try:
-            got = review.trajectory_claim(user=request.user, queryset=queryset)
-        except review.ReviewError as exc:
-            return _refused(exc)
+        got = review.trajectory_claim(user=request.user, queryset=queryset)
         if got is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         return self._fresh(got)
@@ -230,10 +221,7 @@ class ReviewViewSet(viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["post"])
     def claim(self, request, pk=None):
         trajectory, _ = self._item(request)
-        try:
-            review.trajectory_claim(user=request.user, trajectory=trajectory)
-        except review.ReviewError as exc:
-            return _refused(exc)
+        review.trajectory_claim(user=request.user, trajectory=trajectory)
         return self._fresh(trajectory)
 
     @extend_schema(summary="Give the item back to the queue", request=None, responses={200: ReviewItemSerializer})
@@ -245,10 +233,7 @@ class ReviewViewSet(viewsets.ReadOnlyModelViewSet):
 
     def _decide(self, request, decide, serializer_class, **fixed):
         trajectory, body = self._item(request, serializer_class=serializer_class)
-        try:
-            made = decide(trajectory=trajectory, user=request.user, **fixed, **body.validated_data)
-        except review.ReviewError as exc:
-            return _refused(exc)
+        made = decide(trajectory=trajectory, user=request.user, **fixed, **body.validated_data)
         return Response(ReviewDecisionSerializer(made).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
@@ -276,11 +261,7 @@ class ReviewViewSet(viewsets.ReadOnlyModelViewSet):
     def adjudicate(self, request, pk=None):
         return self._decide(request, review.trajectory_adjudicate, AdjudicateSerializer)
 
-    def _revised(self, trajectory, change) -> Response:
-        try:
-            revision = change()
-        except review.ReviewError as exc:
-            return _refused(exc)
+    def _revised(self, revision: TrajectoryRevision) -> Response:
         return Response(TrajectoryRevisionSerializer(revision).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
@@ -291,10 +272,7 @@ class ReviewViewSet(viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["post"])
     def edit(self, request, pk=None):
         trajectory, body = self._item(request, serializer_class=EditSerializer)
-        data = dict(body.validated_data)
-        return self._revised(
-            trajectory, lambda: review.trajectory_edit(trajectory=trajectory, user=request.user, **data)
-        )
+        return self._revised(review.trajectory_edit(trajectory=trajectory, user=request.user, **body.validated_data))
 
     @extend_schema(
         summary="Bring back an earlier version as a new revision",
@@ -304,10 +282,7 @@ class ReviewViewSet(viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["post"])
     def restore(self, request, pk=None):
         trajectory, body = self._item(request, serializer_class=RestoreSerializer)
-        data = dict(body.validated_data)
-        return self._revised(
-            trajectory, lambda: review.trajectory_restore(trajectory=trajectory, user=request.user, **data)
-        )
+        return self._revised(review.trajectory_restore(trajectory=trajectory, user=request.user, **body.validated_data))
 
     @extend_schema(
         summary="Run one call again through the executor (sandbox) and store the new observation",
@@ -320,12 +295,9 @@ class ReviewViewSet(viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["post"])
     def reexecute(self, request, pk=None):
         trajectory, body = self._item(request, serializer_class=ReexecuteSerializer)
-        try:
-            revision, changes = review.trajectory_call_reexecute(
-                trajectory=trajectory, user=request.user, **body.validated_data
-            )
-        except review.ReviewError as exc:
-            return _refused(exc)
+        revision, changes = review.trajectory_call_reexecute(
+            trajectory=trajectory, user=request.user, **body.validated_data
+        )
         return Response(
             {
                 "revision": TrajectoryRevisionSerializer(revision).data,
@@ -342,10 +314,7 @@ class ReviewViewSet(viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["post"])
     def undo(self, request, pk=None):
         trajectory, _ = self._item(request)
-        try:
-            done = review.trajectory_undo(trajectory=trajectory, user=request.user)
-        except review.ReviewError as exc:
-            return _refused(exc)
+        done = review.trajectory_undo(trajectory=trajectory, user=request.user)
         return Response({"detail": done})
 
     @extend_schema(summary="The item's decisions, oldest first", responses={200: ReviewDecisionSerializer(many=True)})
@@ -371,10 +340,7 @@ class ReviewViewSet(viewsets.ReadOnlyModelViewSet):
         body = BulkSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         queryset = self.filter_queryset(Trajectory.objects.all())
-        try:
-            changed = review.trajectory_bulk_decide(queryset=queryset, user=request.user, **body.validated_data)
-        except review.ReviewError as exc:
-            return _refused(exc)
+        changed = review.trajectory_bulk_decide(queryset=queryset, user=request.user, **body.validated_data)
         return Response({"changed": changed})
 
 
@@ -402,16 +368,13 @@ class DatasetVersionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewS
         for key, value in body.validated_data["filter"].items():
             filters.setlist(key, [str(v) for v in value] if isinstance(value, list) else [str(value)])
         queryset = TrajectoryFilterSet(filters, queryset=Trajectory.objects.all()).qs
-        try:
-            version = review.dataset_version_freeze(
-                name=body.validated_data["name"],
-                queryset=queryset,
-                user=request.user,
-                filter_params=body.validated_data["filter"],
-                description=body.validated_data["description"],
-            )
-        except review.ReviewError as exc:
-            return _refused(exc)
+        version = review.dataset_version_freeze(
+            name=body.validated_data["name"],
+            queryset=queryset,
+            user=request.user,
+            filter_params=body.validated_data["filter"],
+            description=body.validated_data["description"],
+        )
         return Response(self.get_serializer(version_list().get(pk=version.pk)).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
@@ -422,10 +385,7 @@ class DatasetVersionViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewS
     @action(detail=True, methods=["post"])
     def export(self, request, pk=None):
         version = self.get_object()
-        try:
-            job = review.dataset_version_export_start(version=version, user=request.user)
-        except review.ReviewError as exc:
-            return _refused(exc)
+        job = review.dataset_version_export_start(version=version, user=request.user)
         return Response({"job": job.pk}, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(

@@ -96,3 +96,19 @@ def test_reviewers_check_drift_from_the_call_page(client_as, reviewer, apt_trade
 
 def test_annotators_cannot_run_drift_checks(client_as, annotator, calls):
     assert client_as(annotator).post(reverse("apis:call_drift", args=[calls[0].pk])).status_code == 403
+
+
+def test_a_refused_drift_check_says_why_in_the_fragment_or_on_the_call_page(client_as, reviewer, calls):
+    from django.contrib.messages import get_messages
+
+    orphan = calls[3]  # its tool was deleted: nothing to re-run
+    client = client_as(reviewer)
+    url = reverse("apis:call_drift", args=[orphan.pk])
+    reason = f"call #{orphan.pk} has no tool any more; it cannot be re-run"
+    fragment = client.post(url, {"mode": "sandbox"}, HTTP_HX_REQUEST="true")
+    assert fragment.status_code == 200
+    assert f'<p class="notice error" role="alert">{reason}</p>' in fragment.content.decode()
+    page = client.post(url, {"mode": "sandbox"})
+    assert page.status_code == 302 and page.url == reverse("apis:call", args=[orphan.pk])
+    assert [str(m) for m in get_messages(page.wsgi_request)] == [reason]
+    assert not ApiCall.objects.filter(source_kind="drift_check").exists()

@@ -55,3 +55,16 @@ def test_recent_calls_list_the_call_just_made_in_the_same_swap(client_as, annota
     assert '<section id="recent-calls" aria-labelledby="calls-heading" hx-swap-oob="true">' in html
     recent = html.split('id="recent-calls"', 1)[1]
     assert f'href="{reverse("apis:call", args=[call.pk])}">{call.pk}</a>' in recent
+
+
+def test_a_refused_try_without_htmx_shows_the_whole_tool_page_with_the_reason(
+    client_as, annotator, foreign_tool, settings
+):
+    settings.KOPA_SANDBOX_ORIGIN = "http://127.0.0.1:9"
+    data = {f"param__{name}": "1" for name in foreign_tool.required_params} | {"mode": "sandbox"}
+    response = client_as(annotator).post(reverse("apis:tool_try", args=[foreign_tool.pk]), data)
+    html = response.content.decode()
+    assert response.status_code == 200 and response.context["tried"] is True
+    assert '<p class="notice error" role="alert">The sandbox has no emulation for open.example.org' in html
+    assert f'action="{reverse("apis:tool_try", args=[foreign_tool.pk])}"' in html  # the form, to try again
+    assert not ApiCall.objects.exists()

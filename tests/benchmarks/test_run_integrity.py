@@ -131,6 +131,39 @@ def test_reviewers_add_and_edit_models_with_the_form_and_annotators_cannot(clien
     assert "Add a model" in listing and "Qwen3.5" in listing
 
 
+def test_the_model_form_shows_a_refused_save_above_the_form_and_keeps_what_was_typed(client_as, reviewer):
+    response = client_as(reviewer).post(
+        reverse("benchmarks:model_new"), {"name": "Remote 9B", "backend": "openai", "call_mode": "fc", "notes": "typed"}
+    )
+    assert response.status_code == 200 and response.context["stored_now"] is None
+    assert response.context["form"].non_field_errors() == [
+        "an openai model needs a base_url (an endpoint ending in /v1) or a checkpoint for vLLM"
+    ]
+    assert "typed</textarea>" in response.content.decode()
+    assert not ModelEntry.objects.exists()
+
+
+def test_a_refused_run_start_says_why_and_starts_nothing(client_as, reviewer, oracle_model):
+    from django.contrib.messages import get_messages
+
+    browser = client_as(reviewer)
+    for form, reason in (
+        ({"model": ""}, "Choose a model; nothing was started."),
+        (
+            {"model": oracle_model.pk, "concurrency": "many"},
+            "Seeds, concurrency and max steps are whole numbers; nothing was started.",
+        ),
+        (
+            {"model": oracle_model.pk, "benchmark": "bfcl", "limit": "ten"},
+            "BFCL entries per category is a whole number; nothing was started.",
+        ),
+    ):
+        response = browser.post(reverse("benchmarks:run_start"), form)
+        assert response.status_code == 302 and response.url == reverse("benchmarks:runs")
+        assert [str(m) for m in get_messages(response.wsgi_request)][-1] == reason
+    assert not EvalRun.objects.exists()
+
+
 @pytest.mark.django_db(transaction=True)
 def test_two_edits_of_different_fields_of_one_model_entry_both_stay():
     """Issue 17, point 8: a full save() after setattr wrote back what each editor had read."""

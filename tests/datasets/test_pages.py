@@ -130,3 +130,14 @@ def test_pages_use_a_fixed_number_of_queries(client_as, annotator, synthesized, 
     ):
         with django_assert_max_num_queries(most):
             assert browser.get(url).status_code == 200
+
+
+def test_a_run_on_a_snapshot_that_does_not_exist_is_refused(client_as, reviewer):
+    from django.contrib.messages import get_messages
+
+    response = client_as(reviewer).post(reverse("datasets:run_start"), {"count": "2", "snapshot": "999"})
+    assert response.status_code == 302 and response.url == reverse("datasets:index")
+    assert [str(m) for m in get_messages(response.wsgi_request)] == [
+        "That graph snapshot does not exist; nothing was started."
+    ]
+    assert not SynthesisRun.objects.exists()

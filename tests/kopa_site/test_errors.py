@@ -59,3 +59,20 @@ def test_a_page_without_url_arguments_goes_back_to_its_index(client_as, reviewer
     [message] = get_messages(response.wsgi_request)
     assert message.level_tag == "error" and "rounds" in str(message)
     assert not VerificationRun.objects.exists()
+
+
+def test_text_a_view_parses_is_refused_like_a_service_refusal():
+    import json
+
+    from kopa_site.concurrency import version_from_token
+    from kopa_site.errors import parsed
+
+    assert parsed(int, "42", refusal="never shown") == 42
+    with pytest.raises(DomainError, match=r"^Which version\? Nothing was restored\.$"):
+        parsed(int, "one", refusal="Which version? Nothing was restored.")
+    with pytest.raises(
+        DomainError, match=r"^call 0 is not JSON \(Expecting property name enclosed in double quotes\)$"
+    ):
+        parsed(json.loads, "{not json", refusal="call 0 is not JSON (%(error)s)")
+    with pytest.raises(DomainError, match=r"^the version carries its UTC offset"):  # the parser's own words
+        parsed(version_from_token, "2026-01-31T09:00:00")

@@ -147,6 +147,38 @@ def test_it_refuses_a_cancel_by_another_annotator(users):
     assert job.status == Job.Status.PENDING
 
 
+def test_a_cancel_of_a_finished_job_says_why_in_the_partial_or_on_the_page(users):
+    from django.contrib.messages import get_messages
+
+    job = job_start(kind="test.steps", user=users.annotator)
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.SUCCEEDED)
+    reason = f"job #{job.pk} has already succeeded; there is nothing to cancel"
+    client = client_for(users.annotator)
+
+    partial = client.post(reverse("jobs:cancel", args=[job.pk]), headers={"HX-Request": "true"})
+    assert partial.status_code == 200 and reason in partial.content.decode()
+    page = client.post(reverse("jobs:cancel", args=[job.pk]))
+    assert page.status_code == 302 and page["Location"] == reverse("jobs:detail", args=[job.pk])
+    assert [(m.level_tag, str(m)) for m in get_messages(page.wsgi_request)] == [("error", reason)]
+
+
+def test_a_start_the_jobs_refuse_goes_back_to_the_list_with_the_reason(users, monkeypatch):
+    from django.contrib.messages import get_messages
+
+    from kopa_site.jobs import JobError
+
+    def refuse(**kwargs):
+        raise JobError("site.diagnostics is already running; wait for it to finish")
+
+    monkeypatch.setattr("kopa_site.job_pages.job_start", refuse)
+    response = client_for(users.reviewer).post(reverse("jobs:start"), {"kind": "site.diagnostics"})
+    assert response.status_code == 302 and response["Location"] == reverse("jobs:list")
+    assert [str(m) for m in get_messages(response.wsgi_request)] == [
+        "site.diagnostics is already running; wait for it to finish"
+    ]
+    assert not Job.objects.exists()
+
+
 def test_it_refuses_a_cancel_by_get(users):
     job = job_start(kind="test.steps", user=users.annotator)
 
