@@ -46,6 +46,8 @@ logger = logging.getLogger(__name__)
 
 
 _RESULT_MSG_LIMIT = 2000
+# zlib's default level: a quarter of level 9's time (gzip.compress's default) for bodies about 6 % larger.
+_BODY_GZIP_LEVEL = 6
 
 
 @dataclass(frozen=True)
@@ -335,7 +337,7 @@ def _log(plan: _Plan, result: NormalizedResult) -> ApiCall:
         bytes=result.bytes or len(body),
         attempts=result.attempts,
         content_type=content_type[:200],
-        body_gz=gzip.compress(body) if keep else None,
+        body_gz=gzip.compress(body, compresslevel=_BODY_GZIP_LEVEL) if keep else None,
         body_sha256=hashlib.sha256(body).hexdigest() if body else "",
         is_recording=captured is not None and keep,
         source_kind=plan.source_kind,
