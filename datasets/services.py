@@ -28,7 +28,7 @@ from django.utils import timezone
 
 from apis.engine.function_schema import function_schema
 from apis.models import ApiCall, Tool
-from apis.services import MODES, ToolExecutionError, tool_execute_async
+from apis.services import MODES, CallLog, ToolExecutionError, tool_execute_async
 from datasets.engine import export as export_engine
 from datasets.engine import phrasing
 from datasets.engine.dedupe import Deduper, dedupe_key
@@ -203,17 +203,36 @@ def _graph_and_tools(snapshot: GraphSnapshot):
 
 
 class _Observed:
-    """The executor's result with the id of the ApiCall it left."""
+    """The executor's result with the ApiCall it left: the row itself while the batch runs (a batch's rows are stored
+    when it ends, by its CallLog), which _with_call_ids then swaps for the id it got."""
 
     def __init__(self, execution):
         self._result = execution.result
-        self.api_call_id = execution.call.pk
+        self.api_call_id = execution.call
 
     def __getattr__(self, name: str):
         return getattr(self._result, name)
 
 
-def _executor(run: SynthesisRun, attempt: int, rows: Mapping[int, Tool], params: Mapping[str, Any]):
+@contextlib.contextmanager
+def _call_log():
+    """The batch's CallLog: its ApiCalls are stored together when it ends, also when it fails."""
+    log = CallLog()
+    try:
+        yield log
+    finally:
+        log.flush()
+
+
+def _with_call_ids(executions: Iterable[Execution]) -> None:
+    """Give the calls of a batch (once its CallLog is stored) the ids of their ApiCalls in place of the rows."""
+    for execution in executions:
+        for call in execution.calls:
+            if isinstance(call.api_call_id, ApiCall):
+                call.api_call_id = call.api_call_id.pk
+
+
+def _executor(run: SynthesisRun, attempt: int, rows: Mapping[int, Tool], params: Mapping[str, Any], log: CallLog):
     async def execute(tool: ToolMeta, args: dict[str, Any]):
         try:
             execution = await tool_execute_async(
@@ -223,6 +242,7 @@ def _executor(run: SynthesisRun, attempt: int, rows: Mapping[int, Tool], params:
                 sandbox_origin=params["sandbox_origin"] or None,
                 source_kind=SOURCE_KIND,
                 source_id=f"{run.pk}/{attempt}",
+                log=log,
             )
         except ToolExecutionError as exc:  # e.g. live mode without a key; the text never holds one
             raise RuntimeError(str(exc)) from None
@@ -231,7 +251,9 @@ def _executor(run: SynthesisRun, attempt: int, rows: Mapping[int, Tool], params:
     return execute
 
 
-async def _execute_batch(run: SynthesisRun, batch: Sequence[tuple[int, Plan]], tools, rows, params) -> list[Execution]:
+async def _execute_batch(
+    run: SynthesisRun, batch: Sequence[tuple[int, Plan]], tools, rows, params, log: CallLog
+) -> list[Execution]:
     gate = asyncio.Semaphore(params["concurrency"])
 
     async def one(attempt: int, plan: Plan) -> Execution:
@@ -239,7 +261,7 @@ async def _execute_batch(run: SynthesisRun, batch: Sequence[tuple[int, Plan]], t
             return await execute_plan(
                 plan,
                 tools,
-                _executor(run, attempt, rows, params),
+                _executor(run, attempt, rows, params, log),
                 seed=f"{params['seed']}:{attempt}",
                 page_size=params["page_size"],
                 max_pages=params["max_pages"],
@@ -633,7 +655,9 @@ def synthesis_run_execute(*, run: SynthesisRun, reporter: Reporter | None = None
                     continue
                 batch.append((counters["attempts"], plan))
             counters["planned"] += len(batch)
-            executions = async_to_sync(_execute_batch)(run, batch, tools, rows, params) if batch else []
+            with _call_log() as log:
+                executions = async_to_sync(_execute_batch)(run, batch, tools, rows, params, log) if batch else []
+            _with_call_ids(executions)
             with keeper.batch():
                 for (attempt, plan), execution in zip(batch, executions, strict=True):
                     if not keeper.wanted(execution, f"#{attempt}"):
@@ -679,7 +703,9 @@ def _finish(run, graph, counters, discarded, failed, samples, started, reporter)
     return counts
 
 
-async def _realise_batch(run: SynthesisRun, batch, verified: Verified, rows, params, clock: str, usage=None, memo=None):
+async def _realise_batch(
+    run: SynthesisRun, batch, verified: Verified, rows, params, clock: str, log: CallLog, usage=None, memo=None
+):
     gate = asyncio.Semaphore(params["concurrency"])
 
     async def one(attempt: int, need):
@@ -687,7 +713,7 @@ async def _realise_batch(run: SynthesisRun, batch, verified: Verified, rows, par
             return await realise(
                 need,
                 verified,
-                _executor(run, attempt, rows, params),
+                _executor(run, attempt, rows, params, log),
                 seed=f"{params['seed']}:{attempt}",
                 clock=clock,
                 usage=usage,
@@ -759,7 +785,11 @@ def _run_needs(run, params, planner, rows, tools, reporter, counters, discarded,
             discarded["need.catalog_exhausted"] += 1
             break
         counters["planned"] += len(batch)
-        realised = async_to_sync(_realise_batch)(run, batch, verified, rows, params, clock, planner.usage, planner.memo)
+        with _call_log() as log:
+            realised = async_to_sync(_realise_batch)(
+                run, batch, verified, rows, params, clock, log, planner.usage, planner.memo
+            )
+        _with_call_ids(done.execution for done in realised)
         with keeper.batch():
             for (attempt, need), done in zip(batch, realised, strict=True):
                 planner.done(need.id)

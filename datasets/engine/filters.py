@@ -141,10 +141,27 @@ def observed_values(calls: Sequence[Mapping[str, Any]]) -> set[str]:
     return found
 
 
-def _not_returned(calls: Sequence[Mapping[str, Any]], values: set[str]) -> set[str]:
-    """Those of `values` no call returned verbatim (a record value, stripped, or a count): the cheap first look
-    before normalising. The search stops once every value was found."""
-    missing = set(values)
+def _in_its_field(calls: Sequence[Mapping[str, Any]], fact: Mapping[str, Any], value: str) -> bool:
+    """Whether a record of the fact's own step holds the value, verbatim, in the fact's field."""
+    field_name = fact.get("field")
+    for call in calls:
+        if call.get("step") != fact.get("step"):
+            continue
+        for record in (call.get("observation") or {}).get("records") or []:
+            found = record.get(field_name) if isinstance(record, Mapping) else None
+            if found is not None and not isinstance(found, Mapping | list) and str(found).strip() == value:
+                return True
+    return False
+
+
+def _not_returned(calls: Sequence[Mapping[str, Any]], facts: Sequence[Mapping[str, Any]]) -> set[str]:
+    """The observed answer values no call returned verbatim (a record value, stripped, or a count): the cheap first
+    look before normalising. Each is looked for where the fact says it was read first, then in every result."""
+    missing = {
+        value
+        for fact in facts
+        if fact["kind"] != "derived" and not _in_its_field(calls, fact, value := str(fact["value"]).strip())
+    }
     for call in calls:
         observation = call.get("observation") or {}
         for key in ("total_count", "record_count"):
@@ -222,7 +239,7 @@ def check_execution(item: Mapping[str, Any]) -> StageResult:
         elif not (observation.get("record_count") or observation.get("records")):
             problems.append(f"call {call['seq']} {call['name']} returned no records")
     facts = (item.get("facts") or {}).get("answer") or []
-    unseen = _not_returned(calls, {str(f["value"]).strip() for f in facts if f["kind"] != "derived"})
+    unseen = _not_returned(calls, facts)
     seen: set[str] | None = None  # normalised values, computed only when a value is not there verbatim
     if not facts:
         problems.append("no answer values")
