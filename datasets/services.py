@@ -10,23 +10,25 @@ batch's plans execute concurrently. Discarded walks are counted per reason on th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from django.conf import settings
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Count, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from apis.engine.function_schema import function_schema
 from apis.models import ApiCall, Tool
-from apis.services import MODES, ToolExecutionError, tool_execute_async
+from apis.services import MODES, CallLog, ToolExecutionError, tool_execute_async
 from datasets.engine import export as export_engine
 from datasets.engine import phrasing
 from datasets.engine.dedupe import Deduper, dedupe_key
@@ -201,17 +203,36 @@ def _graph_and_tools(snapshot: GraphSnapshot):
 
 
 class _Observed:
-    """The executor's result with the id of the ApiCall it left."""
+    """The executor's result with the ApiCall it left: the row itself while the batch runs (a batch's rows are stored
+    when it ends, by its CallLog), which _with_call_ids then swaps for the id it got."""
 
     def __init__(self, execution):
         self._result = execution.result
-        self.api_call_id = execution.call.pk
+        self.api_call_id = execution.call
 
     def __getattr__(self, name: str):
         return getattr(self._result, name)
 
 
-def _executor(run: SynthesisRun, attempt: int, rows: Mapping[int, Tool], params: Mapping[str, Any]):
+@contextlib.contextmanager
+def _call_log():
+    """The batch's CallLog: its ApiCalls are stored together when it ends, also when it fails."""
+    log = CallLog()
+    try:
+        yield log
+    finally:
+        log.flush()
+
+
+def _with_call_ids(executions: Iterable[Execution]) -> None:
+    """Give the calls of a batch (once its CallLog is stored) the ids of their ApiCalls in place of the rows."""
+    for execution in executions:
+        for call in execution.calls:
+            if isinstance(call.api_call_id, ApiCall):
+                call.api_call_id = call.api_call_id.pk
+
+
+def _executor(run: SynthesisRun, attempt: int, rows: Mapping[int, Tool], params: Mapping[str, Any], log: CallLog):
     async def execute(tool: ToolMeta, args: dict[str, Any]):
         try:
             execution = await tool_execute_async(
@@ -221,6 +242,7 @@ def _executor(run: SynthesisRun, attempt: int, rows: Mapping[int, Tool], params:
                 sandbox_origin=params["sandbox_origin"] or None,
                 source_kind=SOURCE_KIND,
                 source_id=f"{run.pk}/{attempt}",
+                log=log,
             )
         except ToolExecutionError as exc:  # e.g. live mode without a key; the text never holds one
             raise RuntimeError(str(exc)) from None
@@ -229,7 +251,9 @@ def _executor(run: SynthesisRun, attempt: int, rows: Mapping[int, Tool], params:
     return execute
 
 
-async def _execute_batch(run: SynthesisRun, batch: Sequence[tuple[int, Plan]], tools, rows, params) -> list[Execution]:
+async def _execute_batch(
+    run: SynthesisRun, batch: Sequence[tuple[int, Plan]], tools, rows, params, log: CallLog
+) -> list[Execution]:
     gate = asyncio.Semaphore(params["concurrency"])
 
     async def one(attempt: int, plan: Plan) -> Execution:
@@ -237,7 +261,7 @@ async def _execute_batch(run: SynthesisRun, batch: Sequence[tuple[int, Plan]], t
             return await execute_plan(
                 plan,
                 tools,
-                _executor(run, attempt, rows, params),
+                _executor(run, attempt, rows, params, log),
                 seed=f"{params['seed']}:{attempt}",
                 page_size=params["page_size"],
                 max_pages=params["max_pages"],
@@ -371,8 +395,17 @@ def _tags(values: Iterable[str]) -> str:
     return f",{','.join(values)}," if values else ""
 
 
-@transaction.atomic
-def _store(
+@dataclass
+class _Unsaved:
+    """A trajectory with its steps, calls and the ids of the edges it travelled, not yet stored."""
+
+    trajectory: Trajectory
+    steps: list[TrajectoryStep]
+    calls: list[TrajectoryCall]
+    edge_ids: set[int]
+
+
+def _unsaved(
     run: SynthesisRun | None,
     snapshot: GraphSnapshot | None,
     attempt: int,
@@ -384,9 +417,9 @@ def _store(
     key: str,
     rows: Mapping[int, Tool],
     mode: str,
-) -> Trajectory:
+) -> _Unsaved:
     ok = passed(results)
-    trajectory = Trajectory.objects.create(
+    trajectory = Trajectory(
         run=run,
         snapshot=snapshot,
         attempt=attempt,
@@ -439,8 +472,7 @@ def _store(
             comparison=run_state.comparison,
             answer=run_state.answer,
         )
-    TrajectoryStep.objects.bulk_create(steps.values())
-    TrajectoryCall.objects.bulk_create(
+    calls = [
         TrajectoryCall(
             trajectory=trajectory,
             step=steps[call.step],
@@ -457,13 +489,74 @@ def _store(
             api_call_id=call.api_call_id,
         )
         for call in execution.calls
-    )
-    edge_ids = [
-        k.edge_id for s in plan.steps if execution.steps[s.index].executed for k in s.links if k.edge_id is not None
     ]
-    if edge_ids:
-        trajectory.edges.set(CandidateEdge.objects.filter(pk__in=set(edge_ids)))
-    return trajectory
+    edge_ids = {
+        k.edge_id for s in plan.steps if execution.steps[s.index].executed for k in s.links if k.edge_id is not None
+    }
+    return _Unsaved(trajectory, list(steps.values()), calls, edge_ids)
+
+
+@transaction.atomic
+def _store(pending: Sequence[_Unsaved]) -> None:
+    """Store a batch's trajectories with their steps, calls and edges (edges deleted since are left out): one insert
+    per table for the whole batch, not one per trajectory and table."""
+    if not pending:
+        return
+    Trajectory.objects.bulk_create([p.trajectory for p in pending])
+    TrajectoryStep.objects.bulk_create([step for p in pending for step in p.steps])  # each now knows its trajectory
+    TrajectoryCall.objects.bulk_create([call for p in pending for call in p.calls])
+    wanted = set().union(*(p.edge_ids for p in pending))
+    stored = set(CandidateEdge.objects.filter(pk__in=wanted).values_list("pk", flat=True)) if wanted else set()
+    through = Trajectory.edges.through
+    through.objects.bulk_create(
+        through(trajectory_id=p.trajectory.pk, candidateedge_id=pk)
+        for p in pending
+        for pk in sorted(p.edge_ids & stored)
+    )
+
+
+class _Keeper:
+    """Filters a run's written items, counts them kept or filtered, and stores them a batch at a time."""
+
+    def __init__(self, run: SynthesisRun, params, tools, rows, voices: _Voices, counters, discarded, failed, samples):
+        self.run, self.params, self.tools, self.rows, self.voices = run, params, tools, rows, voices
+        self.counters, self.discarded, self.failed, self.samples = counters, discarded, failed, samples
+        self.pending: list[_Unsaved] = []
+
+    def wanted(self, execution: Execution, label: str) -> bool:
+        """Count an execution; False when it failed (a discard, by reason) or the run already keeps enough."""
+        self.counters["calls"] += len(execution.calls)
+        if not execution.ok:
+            _note_discard(self.discarded, self.samples, execution.reason, f"{label} {execution.detail}")
+            return False
+        self.counters["executed"] += 1
+        return self.counters["kept"] < self.params["count"]
+
+    def judge(self, attempt: int, plan: Plan, execution: Execution, text: phrasing.Text, key: str) -> bool:
+        """Filter the item and queue it for storing; True when it passed every gating stage."""
+        mode = self.params["mode"]
+        item = execution_item(plan, execution, text, self.tools, self.rows, mode=mode)
+        results = self.voices.filters(item, self.counters)
+        run = self.run
+        self.pending.append(
+            _unsaved(run, run.snapshot, attempt, plan, execution, text, item, results, key, self.rows, mode)
+        )
+        self.counters[f"gen:{text.generator}"] += 1
+        if passed(results):
+            self.counters["kept"] += 1
+            return True
+        self.counters["filtered"] += 1
+        self.failed[first_failure(results)] += 1
+        return False
+
+    @contextlib.contextmanager
+    def batch(self):
+        """Store the items judged inside at once when the batch is done (or fails: those judged before are kept)."""
+        try:
+            yield
+        finally:
+            pending, self.pending = self.pending, []
+            _store(pending)
 
 
 # --- The run -------------------------------------------------------------------------------------------
@@ -542,6 +635,7 @@ def synthesis_run_execute(*, run: SynthesisRun, reporter: Reporter | None = None
         except WalkError as exc:
             raise SynthesisError(str(exc)) from None
         voices = _Voices(params)
+        keeper = _Keeper(run, params, tools, rows, voices, counters, discarded, failed, samples)
         deduper = Deduper(Trajectory.objects.values_list("dedupe_key", flat=True))
         count, budget = params["count"], params["max_attempts"]
         reporter.log(
@@ -561,29 +655,18 @@ def synthesis_run_execute(*, run: SynthesisRun, reporter: Reporter | None = None
                     continue
                 batch.append((counters["attempts"], plan))
             counters["planned"] += len(batch)
-            executions = async_to_sync(_execute_batch)(run, batch, tools, rows, params) if batch else []
-            for (attempt, plan), execution in zip(batch, executions, strict=True):
-                counters["calls"] += len(execution.calls)
-                if not execution.ok:
-                    _note_discard(discarded, samples, execution.reason, f"#{attempt} {execution.detail}")
-                    continue
-                counters["executed"] += 1
-                if counters["kept"] >= count:
-                    continue
-                key = dedupe_key(plan.template_id, [c.to_dict() for c in execution.calls])
-                if not deduper.is_new(key):
-                    counters["duplicates"] += 1
-                    continue
-                text = voices.write(plan, execution, tools, counters)
-                item = execution_item(plan, execution, text, tools, rows, mode=params["mode"])
-                results = voices.filters(item, counters)
-                _store(run, run.snapshot, attempt, plan, execution, text, item, results, key, rows, params["mode"])
-                counters[f"gen:{text.generator}"] += 1
-                if passed(results):
-                    counters["kept"] += 1
-                else:
-                    counters["filtered"] += 1
-                    failed[first_failure(results)] += 1
+            with _call_log() as log:
+                executions = async_to_sync(_execute_batch)(run, batch, tools, rows, params, log) if batch else []
+            _with_call_ids(executions)
+            with keeper.batch():
+                for (attempt, plan), execution in zip(batch, executions, strict=True):
+                    if not keeper.wanted(execution, f"#{attempt}"):
+                        continue
+                    key = dedupe_key(plan.template_id, [c.to_dict() for c in execution.calls])
+                    if not deduper.is_new(key):
+                        counters["duplicates"] += 1
+                        continue
+                    keeper.judge(attempt, plan, execution, voices.write(plan, execution, tools, counters), key)
             counts = _counters_dict(counters, discarded, failed, samples, time.monotonic() - started)
             SynthesisRun.objects.filter(pk=run.pk).update(counters=counts)
             reporter.progress(
@@ -605,7 +688,7 @@ def synthesis_run_execute(*, run: SynthesisRun, reporter: Reporter | None = None
 def _finish(run, graph, counters, discarded, failed, samples, started, reporter) -> dict[str, Any]:
     kept = Trajectory.objects.filter(run=run, status=Trajectory.Status.PENDING_REVIEW)
     report = diversity_report(
-        (_diversity_row(t) for t in kept.prefetch_related("calls")),
+        (_diversity_row(t) for t in _diversity_rows(kept)),
         graph_tools=graph.number_of_nodes(),
         graph_edges=graph.number_of_edges(),
     )
@@ -620,7 +703,9 @@ def _finish(run, graph, counters, discarded, failed, samples, started, reporter)
     return counts
 
 
-async def _realise_batch(run: SynthesisRun, batch, verified: Verified, rows, params, clock: str, usage=None, memo=None):
+async def _realise_batch(
+    run: SynthesisRun, batch, verified: Verified, rows, params, clock: str, log: CallLog, usage=None, memo=None
+):
     gate = asyncio.Semaphore(params["concurrency"])
 
     async def one(attempt: int, need):
@@ -628,7 +713,7 @@ async def _realise_batch(run: SynthesisRun, batch, verified: Verified, rows, par
             return await realise(
                 need,
                 verified,
-                _executor(run, attempt, rows, params),
+                _executor(run, attempt, rows, params, log),
                 seed=f"{params['seed']}:{attempt}",
                 clock=clock,
                 usage=usage,
@@ -676,6 +761,7 @@ def _run_needs(run, params, planner, rows, tools, reporter, counters, discarded,
     verified = planner.verified
     count, budget = params["count"], params["max_attempts"]
     voices = _Voices(params)
+    keeper = _Keeper(run, params, tools, rows, voices, counters, discarded, failed, samples)
     deduper = Deduper(Trajectory.objects.values_list("dedupe_key", flat=True))
     clock = _clock(params["mode"])
     book = Phrasebook()
@@ -699,37 +785,30 @@ def _run_needs(run, params, planner, rows, tools, reporter, counters, discarded,
             discarded["need.catalog_exhausted"] += 1
             break
         counters["planned"] += len(batch)
-        realised = async_to_sync(_realise_batch)(run, batch, verified, rows, params, clock, planner.usage, planner.memo)
-        for (attempt, need), done in zip(batch, realised, strict=True):
-            planner.done(need.id)
-            execution, plan = done.execution, done.plan
-            counters["calls"] += len(execution.calls)
-            if not execution.ok:
-                _note_discard(discarded, samples, execution.reason, f"#{attempt} {need.id}: {execution.detail}")
-                continue
-            counters["executed"] += 1
-            if counters["kept"] >= count:
-                continue
-            text = write(done, seed=f"{params['seed']}:{attempt}", book=book)
-            if voices.writer is not None:  # the optional LLM rewords the request under the same checks
-                text = _llm_reworded(voices.writer, done, text, plan, execution, tools, rows, params)
-            key = dedupe_key(plan.template_id, [c.to_dict() for c in execution.calls])
-            if not deduper.is_new(key):
-                counters["duplicates"] += 1
-                planner.repeated(need.id)
-                book.drop(done)
-                continue
-            item = execution_item(plan, execution, text, tools, rows, mode=params["mode"])
-            results = voices.filters(item, counters)
-            _store(run, run.snapshot, attempt, plan, execution, text, item, results, key, rows, params["mode"])
-            counters[f"gen:{text.generator}"] += 1
-            if passed(results):
-                counters["kept"] += 1
-                planner.keep(need.id)
-            else:
-                counters["filtered"] += 1
-                failed[first_failure(results)] += 1
-                book.drop(done)
+        with _call_log() as log:
+            realised = async_to_sync(_realise_batch)(
+                run, batch, verified, rows, params, clock, log, planner.usage, planner.memo
+            )
+        _with_call_ids(done.execution for done in realised)
+        with keeper.batch():
+            for (attempt, need), done in zip(batch, realised, strict=True):
+                planner.done(need.id)
+                execution, plan = done.execution, done.plan
+                if not keeper.wanted(execution, f"#{attempt} {need.id}:"):
+                    continue
+                text = write(done, seed=f"{params['seed']}:{attempt}", book=book)
+                if voices.writer is not None:  # the optional LLM rewords the request under the same checks
+                    text = _llm_reworded(voices.writer, done, text, plan, execution, tools, rows, params)
+                key = dedupe_key(plan.template_id, [c.to_dict() for c in execution.calls])
+                if not deduper.is_new(key):
+                    counters["duplicates"] += 1
+                    planner.repeated(need.id)
+                    book.drop(done)
+                    continue
+                if keeper.judge(attempt, plan, execution, text, key):
+                    planner.keep(need.id)
+                else:
+                    book.drop(done)
         counts = _counters_dict(counters, discarded, failed, samples, time.monotonic() - started)
         SynthesisRun.objects.filter(pk=run.pk).update(counters=counts)
         reporter.progress(
@@ -755,13 +834,21 @@ def _diversity_row(trajectory: Trajectory) -> dict[str, Any]:
         # The wording the writer filled (need items), else the request with the values it names blanked.
         "request_template": (trajectory.facts or {}).get("request_template")
         or (blank(trajectory.request, trajectory.named or []) if (trajectory.facts or {}).get("need") else ""),
-        "calls": len(trajectory.calls.all()),
+        "calls": trajectory.call_count,
         "edges": [f"{steps[s['parent']]['name']}>{s['name']}" for s in steps if s.get("parent") is not None],
     }
 
 
+def _diversity_rows(trajectories: QuerySet[Trajectory]) -> QuerySet[Trajectory]:
+    """The trajectories with what _diversity_row reads: their calls counted, not loaded (observations are large). A
+    subquery counts them: a GROUP BY would drop the model's ordering, which ties in the report's top lists follow."""
+    calls = TrajectoryCall.objects.filter(trajectory=OuterRef("pk")).order_by().values("trajectory")
+    count = Subquery(calls.annotate(n=Count("pk")).values("n"))
+    return trajectories.annotate(call_count=Coalesce(count, 0)).defer("schemas", "filters")
+
+
 def diversity_of(trajectories: QuerySet[Trajectory]) -> dict[str, Any]:
-    return diversity_report(_diversity_row(t) for t in trajectories.prefetch_related("calls"))
+    return diversity_report(_diversity_row(t) for t in _diversity_rows(trajectories))
 
 
 # --- Re-filtering and exports --------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import json
 import random
@@ -42,6 +43,13 @@ class Mode(StrEnum):
     SANDBOX = "sandbox"  # the same URL with its origin swapped for the local sandbox
     REPLAY = "replay"  # only recorded calls; a miss is error_class replay.miss
     RECORD = "record"  # call the record target (live or sandbox) and store what came back
+
+
+@functools.cache
+def _tls_context():
+    """The one TLS context of the process, shared by every executor's pooled clients: building one loads the CA
+    bundle (~40 ms), and a run opens an executor per provider."""
+    return httpx.create_ssl_context()
 
 
 class ExecutorConfigError(EngineError):
@@ -380,8 +388,7 @@ class Executor:
             return
         self._loop = loop
         self._gates = {}
-        # One TLS context for all pooled clients: building one loads the CA bundle (~40 ms each).
-        tls = httpx.create_ssl_context() if self._transport is None else True
+        tls = _tls_context() if self._transport is None else True
         self._clients = _ClientPool(
             lambda size: httpx.AsyncClient(
                 transport=self._transport,

@@ -46,6 +46,7 @@ from apis.services.errors import (
     ToolExecutionError,
 )
 from apis.services.execution import (
+    CallLog,
     CallOptions,
     Execution,
     PendingExecution,
@@ -86,6 +87,7 @@ __all__ = [
     "credential_set",
     "ApiCallStore",
     "recording_for",
+    "CallLog",
     "CallOptions",
     "Execution",
     "PendingExecution",

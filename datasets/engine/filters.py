@@ -20,7 +20,7 @@ agree on what "the answer says 1,234" means.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -115,15 +115,17 @@ def check_format(item: Mapping[str, Any]) -> StageResult:
 # --- execution -----------------------------------------------------------------------------------------
 
 
-def _scalars(value: Any) -> Iterable[str]:
-    if isinstance(value, Mapping):
-        for inner in value.values():
-            yield from _scalars(inner)
-    elif isinstance(value, list):
-        for inner in value:
-            yield from _scalars(inner)
-    elif value is not None:
-        yield str(value)
+def _scalars(value: Any) -> Iterator[str]:
+    """Every scalar inside a JSON value, as text (in no particular order: callers gather them in sets)."""
+    stack = [value]
+    while stack:  # an explicit stack, not nested generators: a result holds thousands of scalars
+        current = stack.pop()
+        if isinstance(current, Mapping):
+            stack.extend(current.values())
+        elif isinstance(current, list):
+            stack.extend(current)
+        elif current is not None:
+            yield str(current)
 
 
 def observed_values(calls: Sequence[Mapping[str, Any]]) -> set[str]:
@@ -139,16 +141,37 @@ def observed_values(calls: Sequence[Mapping[str, Any]]) -> set[str]:
     return found
 
 
-def _raw_values(calls: Sequence[Mapping[str, Any]]) -> set[str]:
-    """Every scalar the calls returned, as text (the cheap first look before normalising)."""
-    found = set()
+def _in_its_field(calls: Sequence[Mapping[str, Any]], fact: Mapping[str, Any], value: str) -> bool:
+    """Whether a record of the fact's own step holds the value, verbatim, in the fact's field."""
+    field_name = fact.get("field")
+    for call in calls:
+        if call.get("step") != fact.get("step"):
+            continue
+        for record in (call.get("observation") or {}).get("records") or []:
+            found = record.get(field_name) if isinstance(record, Mapping) else None
+            if found is not None and not isinstance(found, Mapping | list) and str(found).strip() == value:
+                return True
+    return False
+
+
+def _not_returned(calls: Sequence[Mapping[str, Any]], facts: Sequence[Mapping[str, Any]]) -> set[str]:
+    """The observed answer values no call returned verbatim (a record value, stripped, or a count): the cheap first
+    look before normalising. Each is looked for where the fact says it was read first, then in every result."""
+    missing = {
+        value
+        for fact in facts
+        if fact["kind"] != "derived" and not _in_its_field(calls, fact, value := str(fact["value"]).strip())
+    }
     for call in calls:
         observation = call.get("observation") or {}
-        found.update(text.strip() for text in _scalars(observation.get("records") or []))
         for key in ("total_count", "record_count"):
             if observation.get(key) is not None:
-                found.add(str(observation[key]))
-    return found
+                missing.discard(str(observation[key]))
+        for text in _scalars(observation.get("records") or []):
+            if not missing:
+                return missing
+            missing.discard(text.strip())
+    return missing
 
 
 def _number(text: Any) -> float | None:
@@ -215,9 +238,9 @@ def check_execution(item: Mapping[str, Any]) -> StageResult:
             problems.append(f"call {call['seq']} {call['name']} failed: {observation.get('error_class') or 'not ok'}")
         elif not (observation.get("record_count") or observation.get("records")):
             problems.append(f"call {call['seq']} {call['name']} returned no records")
-    raw = _raw_values(calls)
-    seen: set[str] | None = None  # normalised values, computed only when a value is not there verbatim
     facts = (item.get("facts") or {}).get("answer") or []
+    unseen = _not_returned(calls, facts)
+    seen: set[str] | None = None  # normalised values, computed only when a value is not there verbatim
     if not facts:
         problems.append("no answer values")
     for fact in facts:
@@ -228,7 +251,7 @@ def check_execution(item: Mapping[str, Any]) -> StageResult:
                 problems.append(
                     f"derived {fact.get('op')} value {value!r} does not recompute from the results ({again!r})"
                 )
-        elif value.strip() not in raw:
+        elif value.strip() in unseen:
             if seen is None:
                 seen = observed_values(calls)
             if normalize_text(value) not in seen:

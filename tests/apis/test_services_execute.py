@@ -12,6 +12,7 @@ from apis.engine import errors
 from apis.models import ApiCall, ApiService, Tool
 from apis.sandbox.config import DEMO_KEY
 from apis.services import (
+    CallLog,
     MissingCredential,
     ToolExecutionError,
     credential_set,
@@ -120,6 +121,44 @@ def test_the_async_entry_point_logs_the_same_way(apt_trade, executor_settings):
 
     assert execution.result.ok
     assert ApiCall.objects.get().source_kind == "mcp"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_call_log_keeps_the_rows_of_async_calls_until_it_stores_them_together(apt_trade, executor_settings):
+    log = CallLog()
+
+    async def two_calls():
+        return [await tool_execute_async(tool=apt_trade, params=APT_TRADE_PARAMS, log=log) for _ in range(2)]
+
+    executions = in_thread(two_calls)
+    assert all(e.result.ok and e.call.pk is None for e in executions) and not ApiCall.objects.exists()
+    log.flush()
+    log.flush()  # nothing left to store
+    rows = {row.pk: row for row in ApiCall.objects.all()}
+    assert set(rows) == {e.call.pk for e in executions} and len(rows) == 2
+    first = rows[executions[0].call.pk]
+    assert first.params == APT_TRADE_PARAMS and first.body_text == executions[0].result.raw
+    assert first.finished_at <= rows[executions[1].call.pk].finished_at
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_call_log_stores_every_row_when_one_holds_values_the_log_cannot_store(
+    apt_trade, executor_settings, monkeypatch
+):
+    monkeypatch.setattr("apis.services.execution.check_value", lambda value, **kwargs: None)  # one slips by
+    log = CallLog()
+
+    async def calls():
+        return [
+            await tool_execute_async(tool=apt_trade, params=params, log=log)
+            for params in (APT_TRADE_PARAMS, {**APT_TRADE_PARAMS, "x": float("inf")})
+        ]
+
+    good, odd = in_thread(calls)
+    log.flush()
+    assert ApiCall.objects.count() == 2
+    assert ApiCall.objects.get(pk=good.call.pk).params == APT_TRADE_PARAMS
+    assert "inf" in ApiCall.objects.get(pk=odd.call.pk).params["unstorable"]
 
 
 # --- Failures: environmental ones are retried, structural ones are not ---------------------------------

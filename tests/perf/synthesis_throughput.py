@@ -5,6 +5,8 @@ links, every call through the executor service
 and logged as an ApiCall, template requests, the three filters, storage) on a throw-away SQLite database against
 the standalone sandbox in its own process, with L ms of latency per call. A walk's calls depend on each other
 round by round, so a trajectory takes about rounds x L; walks run C at a time, so the bound is C / (rounds x L).
+The sandbox is warmed first (`--warm`, as the edge verification benchmark does): cold, it builds pieces of its
+world on their first request, seconds of its CPU that would count as synthesis time (--cold measures that way).
 
     .venv/bin/python -m tests.perf.synthesis_throughput                     # L = 50 ms, C = 4 and 16
     .venv/bin/python -m tests.perf.synthesis_throughput --count 20 --lengths 1 2 3 4 5 6 --json out.json
@@ -105,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         "--lengths", type=int, nargs="+", default=[1, 2, 3, 4, 5, 6], help="chain lengths measured alone"
     )
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--cold", action="store_true", help="do not warm the sandbox before measuring")
     parser.add_argument(
         "--strategy", default="needs", choices=["needs", "coverage", "random"], help="need-first (default) or walks"
     )
@@ -119,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         from tests.datasets.sandbox import use_sandbox, verified_snapshot
         from tests.perf.executor_throughput import start_server
 
-        process, url = start_server("sandbox", args.latency_ms)
+        process, url = start_server("sandbox", args.latency_ms, warm=not args.cold)
         try:
             use_sandbox(settings, url.rstrip("/"))
             settings.KOPA_EXECUTOR = {**settings.KOPA_EXECUTOR, "concurrency": 64}
