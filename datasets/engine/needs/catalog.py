@@ -545,7 +545,7 @@ async def places_in_district(ctx: Ctx) -> Outcome:
                 f"{city} {gu}에 등록된 {korean.josa(kind, '은')} {total}곳이에요. {listing}.",
                 f"관광 안내에 올라 있는 {city} {gu} {korean.josa(kind, '은')} 모두 {total}곳이고, 주소와 함께 보면 "
                 f"{listing}.",
-                f"{listing}. 이렇게 {total}곳이 {city} {gu}에 등록된 {kind}예요.",
+                f"{listing}. 이렇게 {total}곳이 {city} {gu}에 등록된 {korean.josa(kind, '이에요')}.",
             )
         )
     else:
@@ -555,7 +555,7 @@ async def places_in_district(ctx: Ctx) -> Outcome:
                 f"{len(shown)}곳만 주소와 함께 적으면 이래요: {listing}.",
                 f"{city} {gu}에는 {korean.josa(kind, '이')} {total}곳 등록돼 있어요. 이름 가나다순으로 {len(shown)}곳만 "
                 f"추리면 다음과 같아요: {listing}.",
-                f"모두 {total}곳이라 한 번에 다 적기는 어렵고, 이름순으로 처음 {len(shown)}곳은 {listing}이에요. "
+                f"모두 {total}곳이라 한 번에 다 적기는 어렵고, 이름순으로 처음 {len(shown)}곳은 {korean.josa(listing, '이에요')}. "
                 f"나머지 {total - len(shown)}곳도 필요하면 이어서 알려드릴게요.",
                 f"{city} {gu} {kind} 목록은 {total}곳이에요. 그중 이름순 {len(shown)}곳을 주소와 함께 보여드리면 "
                 f"{listing}.",
@@ -658,11 +658,12 @@ async def compare_districts(ctx: Ctx) -> Outcome:
     ctx.asked("최고가", korean.manwon(top1["dealAmount"]))
     ctx.asked("최고가", korean.manwon(top2["dealAmount"]))
     price1, price2 = korean.manwon(top1["dealAmount"]), korean.manwon(top2["dealAmount"])
+    second_top = f"{g2} {price2}({top2['aptNm']})"
     tops = ctx.choice(
         (
             f"최고가는 {g1} {top1['aptNm']} {price1}, {g2} {top2['aptNm']} {korean.josa(price2, '이에요')}.",
             f"가장 비싸게 팔린 건 {g1}에서는 {top1['aptNm']}({price1}), {g2}에서는 {top2['aptNm']}({price2})이에요.",
-            f"구별 최고 거래가는 {g1} {price1}({top1['aptNm']}), {g2} {price2}({top2['aptNm']})예요.",
+            f"구별 최고 거래가는 {g1} {price1}({top1['aptNm']}), {korean.josa(second_top, '이에요')}.",
         )
     )
     if n1 == n2:
@@ -1539,7 +1540,7 @@ async def hospitals_near_address(ctx: Ctx) -> Outcome:
         answer = ctx.choice(
             (
                 f"{where}에 {korean.josa(said, '이')} {total}곳 있어요. 가까운 순으로 {listing}.",
-                f"가장 가까운 곳은 약 {round(number(first['distance'])):,}m 떨어진 {str(first['yadmNm']).strip()}예요. "
+                f"가장 가까운 곳은 약 {round(number(first['distance'])):,}m 떨어진 {korean.josa(str(first['yadmNm']).strip(), '이에요')}. "
                 f"{where}에는 모두 {total}곳이 있고, 가까운 순으로 {listing}.",
             )
         )
@@ -1561,36 +1562,12 @@ TAGO_STOP_ARRIVALS = Bind.of("get_sttn_no_list", "nodeid", "get_sttn_accto_arvl_
 async def tago_next_bus(ctx: Ctx) -> Outcome:
     """Next buses at a stop of a city outside Seoul: the city's code from the bus city list (by the name the user
     says), the stop by its name, then its arrivals."""
-    city, listed = ctx.spread("tago_city", entries("tago_cities"))
-    word = ctx.spread("tago_word", entries("tago_stop_words"))
-    cities = await ctx.call("get_cty_code_list", {"numOfRows": "200"}, reuse=True)
-    own = [r for r in cities.records if str(r.get("cityname", "")).strip() == listed]
-    if not own:
-        raise Discard("need.no_city", listed)
-    ctx.pick(cities, own[0], criterion="named", field="cityname", value=city, among=own)
-    code = str(own[0]["citycode"])
-    known = await ctx.scout("get_sttn_no_list", {"cityCode": code, "nodeNm": word, "numOfRows": "100"})
-    counts = Counter(str(r.get("nodenm", "")).strip() for r in known)
-    names = sorted(n for n, c in counts.items() if n and c == 1 and len(n) <= 12)
-    stop = ctx.spread("tago_stop", names)
-    ctx.name(city)
-    ctx.name(spoken_stop(stop), stop)
-    rule = "the city's code in the bus city list (cityname the city the user names)"
-    stops = await ctx.call(
-        "get_sttn_no_list",
-        {"nodeNm": stop, "numOfRows": "50"},
-        derived=[("cityCode", code, rule, cities)],
-        reuse=True,
-    )
-    mine = [r for r in stops.records if str(r.get("nodenm", "")).strip() == stop]
-    if len(mine) != 1:
-        raise Discard("need.ambiguous", f"{len(mine)} stops named {stop}")
-    ctx.pick(stops, mine[0], criterion="named", field="nodenm", among=mine)
+    cities, code, stops, stop, city, name = await tago_stop(ctx)
     arrivals = await ctx.call(
         "get_sttn_accto_arvl_prearnge_info_list",
         {"numOfRows": "100"},
-        feed=[(TAGO_STOP_ARRIVALS, stops, mine[0])],
-        derived=[("cityCode", code, rule, cities)],
+        feed=[(TAGO_STOP_ARRIVALS, stops, stop)],
+        derived=[("cityCode", code, TAGO_CITY_RULE, cities)],
     )
     soonest: dict[str, dict] = {}
     for r in sorted(arrivals.records, key=lambda r: number(r.get("arrtime")) or 1e9):
@@ -1611,7 +1588,6 @@ async def tago_next_bus(ctx: Ctx) -> Outcome:
         ctx.answer(arrivals, "arrtime", r["arrtime"], shown=when(r))
     ctx.asked("노선", f"{shown[0]['routeno']}번")
     lines = ", ".join(f"{r['routeno']}번 {when(r)}" for r in shown)
-    name = spoken_stop(stop)
     if total == 1:
         answer = (
             f"{city} {name} 정류장에는 지금 {shown[0]['routeno']}번 한 노선이 오고 있고, {when(shown[0])}에 도착해요."
@@ -1626,6 +1602,261 @@ async def tago_next_bus(ctx: Ctx) -> Outcome:
             )
         )
     return Outcome({"city": city, "stop": name}, answer, lines[:120])
+
+
+async def tago_stop(ctx: Ctx) -> tuple[Result, str, Result, dict, str, str]:
+    """A stop of a city outside Seoul by the name the user says; the city's bus code from the city list."""
+    city, listed = ctx.spread("tago_city", entries("tago_cities"))
+    word = ctx.spread("tago_word", entries("tago_stop_words"))
+    cities = await ctx.call("get_cty_code_list", {"numOfRows": "200"}, reuse=True)
+    own = [r for r in cities.records if str(r.get("cityname", "")).strip() == listed]
+    if not own:
+        raise Discard("need.no_city", listed)
+    ctx.pick(cities, own[0], criterion="named", field="cityname", value=city, among=own)
+    code = str(own[0]["citycode"])
+    known = await ctx.scout("get_sttn_no_list", {"cityCode": code, "nodeNm": word, "numOfRows": "100"})
+    counts = Counter(str(r.get("nodenm", "")).strip() for r in known)
+    # A stop named after a whole city ('대전광역시청' in 세종's list) reads as a place elsewhere: not one a user names.
+    names = sorted(n for n, c in counts.items() if n and c == 1 and len(n) <= 12 and not re.search(r"광역시|특별", n))
+    stop = ctx.spread("tago_stop", names)
+    ctx.name(spoken_stop(stop), stop)
+    ctx.name(city)
+    stops = await ctx.call(
+        "get_sttn_no_list",
+        {"nodeNm": stop, "numOfRows": "50"},
+        derived=[("cityCode", code, TAGO_CITY_RULE, cities)],
+        reuse=True,
+    )
+    mine = [r for r in stops.records if str(r.get("nodenm", "")).strip() == stop]
+    if len(mine) != 1:
+        raise Discard("need.ambiguous", f"{len(mine)} stops named {stop}")
+    ctx.pick(stops, mine[0], criterion="named", field="nodenm", among=mine)
+    return cities, code, stops, mine[0], city, spoken_stop(stop)
+
+
+TAGO_CITY_RULE = "the city's code in the bus city list (cityname the city the user names)"
+TAGO_STOP_ROUTES = Bind.of("get_sttn_no_list", "nodeid", "get_sttn_thrgh_route_list", "nodeid")
+
+
+def route_number(r: Mapping) -> tuple:
+    """'급행6' after 6, '53' before '200': routes in the order a stop's sign lists them."""
+    text = str(r.get("routeno", ""))
+    digits = re.findall(r"\d+", text)
+    return (not text[:1].isdigit(), int(digits[0]) if digits else 0, text)
+
+
+async def tago_routes_at_stop(ctx: Ctx) -> Outcome:
+    cities, code, stops, stop, city, name = await tago_stop(ctx)
+    routes = await ctx.call(
+        "get_sttn_thrgh_route_list",
+        {"numOfRows": "100"},
+        feed=[(TAGO_STOP_ROUTES, stops, stop)],
+        derived=[("cityCode", code, TAGO_CITY_RULE, cities)],
+    )
+    rows = sorted((r for r in routes.records if r.get("routeno") not in (None, "")), key=route_number)
+    if not rows:
+        raise Discard("need.no_value", "no routes")
+    shown, total = ctx.show(rows, result=routes, criterion="route number order")
+    for r in shown:
+        ctx.answer(routes, "routeno", r["routeno"])
+        if r.get("startnodenm") and r.get("endnodenm"):
+            ctx.answer(routes, "endnodenm", r["endnodenm"])
+    ctx.asked("노선", f"{shown[0]['routeno']}번")
+
+    def line(r: Mapping) -> str:
+        ends = f" {r['startnodenm']}↔{r['endnodenm']}" if r.get("startnodenm") and r.get("endnodenm") else ""
+        kind = f"({r['routetp']})" if r.get("routetp") else ""
+        return f"{r['routeno']}번{kind}{ends}"
+
+    lines = ", ".join(line(r) for r in shown)
+    if total == 1:
+        answer = f"{city} {name} 정류장을 지나는 버스는 {line(shown[0])} 한 노선이에요."
+    elif total <= len(shown):
+        answer = ctx.choice(
+            (
+                f"{city} {name} 정류장에 서는 버스는 {total}개 노선이에요. 번호순으로 {lines}.",
+                f"{name} 정류장({city})을 지나는 노선은 {lines}, 모두 {total}개예요.",
+            )
+        )
+    else:
+        answer = (
+            f"{city} {name} 정류장에 서는 버스는 {total}개 노선이에요. 번호순으로 앞의 {len(shown)}개만 적으면 {lines}."
+        )
+    return Outcome({"city": city, "stop": name}, answer, f"{total}개 노선")
+
+
+# --- More of the region, rents and places -------------------------------------------------------------------
+
+REGION_OFFI_RENT = Bind.of("get_stan_regin_cd_list", "region_cd", "get_rtms_data_svc_offi_rent", "LAWD_CD", "slice:0:5")
+REGION_POPULATION = Bind.of("get_stan_regin_cd_list", "region_cd", "select_stdg_ppltn_hh_stus", "stdgCd")
+
+
+async def officetel_monthly_rent(ctx: Ctx) -> Outcome:
+    """Officetel 월세 contracts of last month in a district with a deposit the user can pay, cheapest rent first."""
+    sido, gu, city = pick_district(ctx)
+    ym, month = last_month(now(ctx))
+    deposit = ctx.spread("deposit", (1000, 2000, 3000))
+    region, own = await district(ctx, sido, gu)
+    rents = await ctx.call(
+        "get_rtms_data_svc_offi_rent",
+        {"DEAL_YMD": ym},
+        feed=[(REGION_OFFI_RENT, region, own)],
+        all_pages=True,
+        reuse=True,
+    )
+    monthly = [
+        r for r in rents.records if (number(r.get("monthlyRent")) or 0) > 0 and number(r.get("deposit")) is not None
+    ]
+    rows = sorted(
+        (r for r in monthly if number(r["deposit"]) <= deposit),
+        key=lambda r: (number(r["monthlyRent"]), number(r["deposit"])),
+    )
+    if not rows or len(rows) == len(monthly):
+        raise Discard("need.no_threshold", f"{len(rows)} of {len(monthly)} 월세 under {deposit}")
+    spoken = korean.manwon(deposit)
+    ctx.name(gu)
+    ctx.name(spoken, spoken.replace(" 원", "원"))
+    ctx.name(f"{month}월", str(month))
+    ctx.condition(rents, field="deposit", op="<=", value=deposit, source="user", kept=len(rows), of=len(monthly))
+    shown, total = ctx.show(rows, result=rents, criterion="monthlyRent asc")
+    for r in shown:
+        ctx.answer(rents, "offiNm", r["offiNm"])
+        ctx.answer(rents, "monthlyRent", r["monthlyRent"], shown=f"월 {korean.manwon(r['monthlyRent'])}")
+        ctx.answer(rents, "deposit", r["deposit"], shown=korean.manwon(r["deposit"]))
+    ctx.asked("가장 싼 월세", korean.manwon(rows[0]["monthlyRent"]))
+    lines = "; ".join(
+        f"{r['offiNm']}({r.get('umdNm', '')}) {r['excluUseAr']}㎡ {floor(r['floor'])}, 보증금 {korean.manwon(r['deposit'])}에 "
+        f"월 {korean.manwon(r['monthlyRent'])}"
+        for r in shown
+    )
+    head = ctx.choice(
+        (
+            f"{month}월 {gu} 오피스텔 월세 계약 {len(monthly)}건 중 보증금이 {spoken} 이하인 건 {total}건이에요.",
+            f"보증금 {spoken} 안으로 계약된 {gu} 오피스텔 월세는 {month}월에 {total}건 있었어요"
+            f"(그달 월세 계약은 모두 {len(monthly)}건).",
+        )
+    )
+    if total <= len(shown):
+        tail = f" 월세가 싼 순으로 {lines}."
+    else:
+        tail = ctx.choice(
+            (
+                f" 그중 월세가 가장 싼 {len(shown)}건은 {lines}.",
+                f" 월세 싼 순으로 {len(shown)}건만 보면 {lines}.",
+            )
+        )
+    return Outcome(
+        {"gu": gu, "city": city, "month": month, "deposit": spoken},
+        head + tail,
+        f"{total}건, 최저 월 {korean.manwon(rows[0]['monthlyRent'])}",
+    )
+
+
+async def compare_dong_population(ctx: Ctx) -> Outcome:
+    """Two 동 of one district the user names: which has more people, and each one's households."""
+    sido, gu, city = pick_district(ctx)
+    found = await ctx.call("get_stan_regin_cd_list", {"locatadd_nm": f"{sido} {gu}"}, reuse=True)
+    dongs = [
+        r
+        for r in found.records
+        if str(r.get("umd_cd", "000")) != "000" and str(r.get("ri_cd", "00")) in ("00", "") and r.get("locallow_nm")
+    ]
+    if len(dongs) < 2:
+        raise Discard("need.no_choice", f"{len(dongs)} 동 in {gu}")
+    first = ctx.spread("dong_pair", dongs)
+    second = ctx.choice([d for d in dongs if d is not first])
+    ym, _ = last_month(now(ctx))
+    ctx.name(gu)
+
+    async def one(record: Mapping):
+        name = str(record["locallow_nm"]).strip()
+        ctx.pick(found, record, criterion="named", field="locallow_nm")
+        ctx.name(name)
+        people = await ctx.call(
+            "select_stdg_ppltn_hh_stus",
+            {"lv": "3", "regSeCd": "1"},
+            feed=[(REGION_POPULATION, found, record)],
+            derived=[
+                ("srchFrYm", ym, "clock: the last complete month", None),
+                ("srchToYm", ym, "clock: the last complete month", None),
+            ],
+            junction=CMP,
+            reuse=True,
+        )
+        row = max(people.records, key=lambda r: str(r.get("statsYm", "")))
+        if number(row.get("totNmprCnt")) is None or number(row.get("hhCnt")) is None:
+            raise Discard("need.no_value", "totNmprCnt/hhCnt")
+        ctx.answer(people, "totNmprCnt", row["totNmprCnt"])
+        ctx.answer(people, "hhCnt", row["hhCnt"])
+        return name, people, int(number(row["totNmprCnt"])), int(number(row["hhCnt"])), str(row.get("statsYm", ym))
+
+    (d1, p1, n1, h1, when), (d2, p2, n2, h2, _) = await _all(one(first), one(second))
+    ctx.compare(p2, metric="totNmprCnt", values=[n1, n2], winner=None if n1 == n2 else (0 if n1 > n2 else 1))
+    for n, h in ((n1, h1), (n2, h2)):
+        ctx.asked("인구", f"{n:,}명")
+        ctx.asked("세대 수", f"{h:,}세대")
+    month = f"{when[:4]}년 {int(when[4:6])}월 말"
+    figures = f"{d1} {n1:,}명({h1:,}세대), {d2} {n2:,}명({h2:,}세대)"
+    if n1 == n2:
+        answer = f"{month} 주민등록 기준으로 두 동의 인구는 같아요: {figures}."
+    else:
+        (big, nb), (small, ns) = ((d1, n1), (d2, n2)) if n1 > n2 else ((d2, n2), (d1, n1))
+        answer = ctx.choice(
+            (
+                f"{month} 주민등록 기준으로 {gu} {korean.josa(big, '이')} {nb - ns:,}명 더 많아요. {korean.josa(figures, '이에요')}.",
+                f"인구는 {korean.josa(big, '이')} 더 많아요. {month} 기준 {figures}로, {small}보다 {nb - ns:,}명 많아요.",
+                f"{month} 주민등록 인구를 비교하면 {korean.josa(figures, '이에요')}. {korean.josa(big, '이')} {nb - ns:,}명 더 많아요.",
+            )
+        )
+    return Outcome({"gu": gu, "city": city, "dong1": d1, "dong2": d2}, answer, f"{d1} {n1:,}명, {d2} {n2:,}명")
+
+
+async def new_places_in_district(ctx: Ctx) -> Outcome:
+    """The places of a kind most recently added to the tourism listings of a district (newest first)."""
+    sido, gu, city = pick_district(ctx)
+    code = ctx.spread("kind", ["12", "39", "14"])
+    kind = label("content_types", code)
+    region, own = await district(ctx, sido, gu)
+    ctx.name(gu)
+    ctx.name(kind)
+    places = await ctx.call(
+        "area_based_list2",
+        {**TOUR, "contentTypeId": code, "arrange": "A", "numOfRows": "100"},
+        feed=[(REGION_SIDO_TOUR, region, own), (REGION_SGG_TOUR, region, own)],
+        all_pages=True,
+        reuse=True,
+    )
+    rows = sorted(
+        (r for r in places.records if str(r.get("title", "")).strip() and len(str(r.get("createdtime", ""))) >= 8),
+        key=lambda r: (str(r["createdtime"]), str(r["title"])),
+        reverse=True,
+    )
+    if len(rows) < 3:
+        raise Discard("need.no_values", f"{len(rows)} places with a date")
+    shown, total = ctx.show(rows, result=places, criterion="createdtime desc (newest listed first)")
+
+    def listed(r: Mapping) -> str:
+        t = str(r["createdtime"])
+        return f"{t[:4]}년 {int(t[4:6])}월"
+
+    for r in shown:
+        ctx.answer(places, "title", r["title"])
+        ctx.answer(places, "createdtime", r["createdtime"], shown=listed(r))
+    ctx.asked(kind, str(shown[0]["title"]).strip())
+    listing = ", ".join(
+        f"{str(r['title']).strip()}({listed(r)} 등록, {local_address(r.get('addr1'), gu)})" for r in shown
+    )
+    if total <= len(shown):
+        answer = f"{city} {gu}에 관광 정보로 올라 있는 {korean.josa(kind, '은')} {total}곳이고, 최근에 등록된 순으로 {listing}."
+    else:
+        answer = ctx.choice(
+            (
+                f"{city} {gu} {kind} {total}곳 가운데 관광 안내에 가장 최근 올라온 {len(shown)}곳은 {listing}.",
+                f"관광 안내에 등록된 {city} {gu} {korean.josa(kind, '은')} {total}곳이에요. 새로 올라온 순으로 "
+                f"{len(shown)}곳만 보면 {listing}.",
+            )
+        )
+    return Outcome({"gu": gu, "city": city, "kind": kind}, answer, f"{total}곳")
 
 
 # --- Housing subscription: competition -----------------------------------------------------------------------
@@ -1758,7 +1989,7 @@ async def national_days(ctx: Ctx) -> Outcome:
     listing = ", ".join(f"{r['dateName']} {d.month}월 {d.day}일({korean.WEEKDAYS[d.weekday()]})" for d, r in rows)
     if weekend:
         said = ", ".join(f"{str(r['dateName'])}({korean.WEEKDAYS[d.weekday()]})" for d, r in weekend)
-        tail = f" 주말과 겹치는 날은 {said}이에요."
+        tail = f" 주말과 겹치는 날은 {korean.josa(said, '이에요')}."
         if substitutes:
             for name in substitutes:
                 ctx.answer(rest, "dateName", f"대체공휴일({name})", shown=f"{name} 대체공휴일")
@@ -2005,6 +2236,20 @@ NEEDS: tuple[Need, ...] = (
         (REGION_SIDO_TOUR, REGION_SGG_TOUR, Bind.of("area_based_list2", "contentid", "detail_common2", "contentId")),
         site_contact,
         length=3,
+    ),
+    Need(
+        "tago_routes_at_stop",
+        "transport",
+        SEQ,
+        (TAGO_STOP_ROUTES,),
+        tago_routes_at_stop,
+        tools=("get_cty_code_list",),
+        length=3,
+    ),
+    Need("officetel_monthly_rent", "real_estate", DRV, (REGION_OFFI_RENT,), officetel_monthly_rent, length=2),
+    Need("compare_dong_population", "region", CMP, (REGION_POPULATION,), compare_dong_population, length=3),
+    Need(
+        "new_places_in_district", "tourism", DRV, (REGION_SIDO_TOUR, REGION_SGG_TOUR), new_places_in_district, length=2
     ),
     Need(
         "subscription_types",
