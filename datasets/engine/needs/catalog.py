@@ -720,7 +720,7 @@ async def jeonse_under_budget(ctx: Ctx) -> Outcome:
             f"{month}월 {gu} 아파트 전세 계약 {len(jeonse)}건 중 보증금 {korean.manwon(budget)} 이하는 {total}건이에요.",
             f"{korean.manwon(budget)} 안으로 계약된 {gu} 아파트 전세는 {month}월에 {total}건 있었어요"
             f"(그달 전세 계약은 모두 {len(jeonse)}건).",
-            f"네, 있어요. {month}월 {gu}에서 보증금 {korean.manwon(budget)} 이하로 계약된 아파트 전세가 {total}건이에요.",
+            f"{month}월 {gu}에서 보증금 {korean.manwon(budget)} 이하로 계약된 아파트 전세는 {total}건이에요.",
         )
     )
     if total <= len(shown):
@@ -1200,7 +1200,7 @@ async def holiday_pharmacy(ctx: Ctx) -> Outcome:
             (
                 f"{spoken}({korean.WEEKDAYS[date.weekday()]}요일)은 공휴일({days[locdate]['dateName']})이 맞아요. "
                 f"그날 {gu}에서 문을 여는 약국은 {total}곳이에요.",
-                f"네, {spoken}은 {days[locdate]['dateName']}라 쉬는 날이에요. 그래도 {gu}에서 그날 여는 약국이 "
+                f"네, {spoken}은 {korean.josa(days[locdate]['dateName'], '이에요')}. 쉬는 날이지만 {gu}에서 그날 여는 약국이 "
                 f"{total}곳 있어요.",
             )
         )
@@ -1260,6 +1260,7 @@ async def drug_info(ctx: Ctx) -> Outcome:
     parts = []
     for r in shown:
         efficacy, usage = korean.first_sentence(r.get("efcyQesitm")), korean.first_sentence(r.get("useMethodQesitm"))
+        efficacy, usage = efficacy.rstrip("."), usage.rstrip(".")  # quoted before '라고': no full stop inside
         if not efficacy or not usage:
             raise Discard("need.no_value", "efcy/useMethod")
         ctx.answer(found, "itemName", r["itemName"])
@@ -1268,8 +1269,8 @@ async def drug_info(ctx: Ctx) -> Outcome:
             ctx.choice(
                 (
                     f"{korean.josa(item, '은')} {r['entpName']} 제품이에요. 효능은 '{efficacy}'라고 돼 있고, "
-                    f"먹는 법은 '{usage}'예요.",
-                    f"{item}({r['entpName']}): 설명서에는 '{efficacy}'라고 나와 있어요. 복용법은 '{usage}'예요.",
+                    f"먹는 법은 '{usage}'라고 안내돼 있어요.",
+                    f"{item}({r['entpName']}): 설명서에는 '{efficacy}'라고 나와 있고, 복용법은 '{usage}'라고 돼 있어요.",
                 )
             )
         )
@@ -1344,7 +1345,7 @@ async def subscription_types(ctx: Ctx) -> Outcome:
             if r.get(field) not in (None, ""):
                 ctx.answer(models, field, r[field])
     lines = "; ".join(
-        f"{house_type(r['HOUSE_TY'])} {units(r)}(최고 분양가 {korean.manwon(r['LTTOT_TOP_AMOUNT'])})" for r in shown
+        f"{house_type(r['HOUSE_TY'])} {units(r)}, 최고 분양가 {korean.manwon(r['LTTOT_TOP_AMOUNT'])}" for r in shown
     )
     answer = ctx.choice(
         (
@@ -1668,14 +1669,14 @@ async def tago_routes_at_stop(ctx: Ctx) -> Outcome:
         kind = f"({r['routetp']})" if r.get("routetp") else ""
         return f"{r['routeno']}번{kind}{ends}"
 
-    lines = ", ".join(line(r) for r in shown)
+    lines = "; ".join(line(r) for r in shown)  # a terminus may hold a comma ('가재마을9, 10단지')
     if total == 1:
         answer = f"{city} {name} 정류장을 지나는 버스는 {line(shown[0])} 한 노선이에요."
     elif total <= len(shown):
         answer = ctx.choice(
             (
                 f"{city} {name} 정류장에 서는 버스는 {total}개 노선이에요. 번호순으로 {lines}.",
-                f"{name} 정류장({city})을 지나는 노선은 {lines}, 모두 {total}개예요.",
+                f"{city} {name} 정류장을 지나는 노선은 모두 {total}개예요. {lines}.",
             )
         )
     else:
@@ -2027,7 +2028,7 @@ async def site_contact(ctx: Ctx) -> Outcome:
     addr = str(record.get("addr1") or "").strip()
     home = korean.strip_html(record.get("homepage"))
     tel = str(record.get("tel") or "").strip()
-    intro = korean.first_sentence(record.get("overview"))
+    intro = korean.first_sentence(record.get("overview")).rstrip(".")
     if not addr or not intro:
         raise Discard("need.no_value", "addr1/overview empty")
     ctx.answer(common, "addr1", addr)
@@ -2047,7 +2048,7 @@ async def site_contact(ctx: Ctx) -> Outcome:
     ctx.asked("연락처", tel or "안내돼 있지 않아요")
     answer = ctx.choice(
         (
-            f"{title} 소개를 보면 '{intro}' {' '.join(parts)}",
+            f"{korean.josa(title, '은')} 관광 안내에 '{intro}'라고 소개돼 있어요. {' '.join(parts)}",
             f"{' '.join(parts)} 관광 안내에는 '{intro}'라고 소개돼 있어요.",
         )
     )
