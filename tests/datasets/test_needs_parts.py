@@ -17,6 +17,7 @@ from datasets.engine.needs import NEEDS, Phrasebook
 from datasets.engine.needs.catalog import (
     arrival_text,
     local_address,
+    particle,
     phrases,
     said_stop,
     same_stop,
@@ -272,3 +273,9 @@ def test_every_value_a_request_names_reads_as_a_word_of_it():
                 for slot in korean.slots(template):
                     said = [str(values[slot]), f"{values[slot]}역"]  # a station is named with or without 역
                     assert any(find_word(v, text) for v in said), (need, slot, text)
+
+
+def test_a_particle_after_a_parenthetical_follows_the_word_before_it():
+    assert particle("우동 7,273명(3,703세대)", "이에요") == "우동 7,273명(3,703세대)이에요"
+    assert particle("한글날(토)", "이에요") == "한글날(토)이에요"
+    assert particle("관악구", "이에요") == "관악구예요"

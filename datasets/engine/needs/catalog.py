@@ -110,6 +110,13 @@ def floor(value: Any) -> str:
     return f"지하 {text[1:]}층" if text.startswith("-") else f"{text}층"
 
 
+def particle(text: str, form: str) -> str:
+    """The text with the particle the word before a closing parenthetical takes: '우동 7,273명(3,703세대)' ->
+    '…(3,703세대)이에요', as '명' reads; a text without one as korean.josa."""
+    base = re.sub(r"\s*\([^()]*\)$", "", text)
+    return text + korean.josa(base, form)[len(base) :]
+
+
 def repr_q(text: str) -> str:
     return f"'{text}'"
 
@@ -555,7 +562,7 @@ async def places_in_district(ctx: Ctx) -> Outcome:
                 f"{len(shown)}곳만 주소와 함께 적으면 이래요: {listing}.",
                 f"{city} {gu}에는 {korean.josa(kind, '이')} {total}곳 등록돼 있어요. 이름 가나다순으로 {len(shown)}곳만 "
                 f"추리면 다음과 같아요: {listing}.",
-                f"모두 {total}곳이라 한 번에 다 적기는 어렵고, 이름순으로 처음 {len(shown)}곳은 {korean.josa(listing, '이에요')}. "
+                f"모두 {total}곳이라 한 번에 다 적기는 어렵고, 이름순으로 처음 {len(shown)}곳은 {particle(listing, '이에요')}. "
                 f"나머지 {total - len(shown)}곳도 필요하면 이어서 알려드릴게요.",
                 f"{city} {gu} {kind} 목록은 {total}곳이에요. 그중 이름순 {len(shown)}곳을 주소와 함께 보여드리면 "
                 f"{listing}.",
@@ -663,7 +670,7 @@ async def compare_districts(ctx: Ctx) -> Outcome:
         (
             f"최고가는 {g1} {top1['aptNm']} {price1}, {g2} {top2['aptNm']} {korean.josa(price2, '이에요')}.",
             f"가장 비싸게 팔린 건 {g1}에서는 {top1['aptNm']}({price1}), {g2}에서는 {top2['aptNm']}({price2})이에요.",
-            f"구별 최고 거래가는 {g1} {price1}({top1['aptNm']}), {korean.josa(second_top, '이에요')}.",
+            f"구별 최고 거래가는 {g1} {price1}({top1['aptNm']}), {particle(second_top, '이에요')}.",
         )
     )
     if n1 == n2:
@@ -1480,7 +1487,7 @@ async def building_at_address(ctx: Ctx) -> Outcome:
     size = f"건물 {len(main)}개 동으로 이뤄져 있고 가장 높은 동이 {height}" if len(main) > 1 else f"{height} 건물"
     answer = ctx.choice(
         (
-            f"건축물대장을 보면 {korean.josa(typed + ' 건물' + (f'({name})' if name else ''), '은')} 주용도가 {use}이고 "
+            f"건축물대장을 보면 {typed} 건물{f'({name})' if name else ''}은 주용도가 {korean.josa(use, '이에요')}. "
             f"{korean.josa(size, '이에요')}. 사용승인일은 {approval}이에요.",
             f"{typed}에 있는 건물은 주용도가 {use}, {size}이에요. {approval}에 사용승인이 났어요"
             + (f"(구조: {structure})." if structure else "."),
@@ -1804,9 +1811,9 @@ async def compare_dong_population(ctx: Ctx) -> Outcome:
         (big, nb), (small, ns) = ((d1, n1), (d2, n2)) if n1 > n2 else ((d2, n2), (d1, n1))
         answer = ctx.choice(
             (
-                f"{month} 주민등록 기준으로 {gu} {korean.josa(big, '이')} {nb - ns:,}명 더 많아요. {korean.josa(figures, '이에요')}.",
+                f"{month} 주민등록 기준으로 {gu} {korean.josa(big, '이')} {nb - ns:,}명 더 많아요. {particle(figures, '이에요')}.",
                 f"인구는 {korean.josa(big, '이')} 더 많아요. {month} 기준 {figures}로, {small}보다 {nb - ns:,}명 많아요.",
-                f"{month} 주민등록 인구를 비교하면 {korean.josa(figures, '이에요')}. {korean.josa(big, '이')} {nb - ns:,}명 더 많아요.",
+                f"{month} 주민등록 인구를 비교하면 {particle(figures, '이에요')}. {korean.josa(big, '이')} {nb - ns:,}명 더 많아요.",
             )
         )
     return Outcome({"gu": gu, "city": city, "dong1": d1, "dong2": d2}, answer, f"{d1} {n1:,}명, {d2} {n2:,}명")
@@ -1990,7 +1997,7 @@ async def national_days(ctx: Ctx) -> Outcome:
     listing = ", ".join(f"{r['dateName']} {d.month}월 {d.day}일({korean.WEEKDAYS[d.weekday()]})" for d, r in rows)
     if weekend:
         said = ", ".join(f"{str(r['dateName'])}({korean.WEEKDAYS[d.weekday()]})" for d, r in weekend)
-        tail = f" 주말과 겹치는 날은 {korean.josa(said, '이에요')}."
+        tail = f" 주말과 겹치는 날은 {particle(said, '이에요')}."
         if substitutes:
             for name in substitutes:
                 ctx.answer(rest, "dateName", f"대체공휴일({name})", shown=f"{name} 대체공휴일")
@@ -2048,7 +2055,7 @@ async def site_contact(ctx: Ctx) -> Outcome:
     ctx.asked("연락처", tel or "안내돼 있지 않아요")
     answer = ctx.choice(
         (
-            f"{korean.josa(title, '은')} 관광 안내에 '{intro}'라고 소개돼 있어요. {' '.join(parts)}",
+            f"관광 안내에는 {title}에 대해 '{intro}'라고 소개돼 있어요. {' '.join(parts)}",
             f"{' '.join(parts)} 관광 안내에는 '{intro}'라고 소개돼 있어요.",
         )
     )
