@@ -1291,23 +1291,7 @@ async def drug_info(ctx: Ctx) -> Outcome:
 
 
 async def subscription_types(ctx: Ctx) -> Outcome:
-    region = ctx.spread("region", entries("subscription_regions"))
-    # The user knows the complex by name (from an ad, a news item); the agent searches notices by that name.
-    known = await ctx.scout("get_apt_lttot_pblanc_detail", {"cond[SUBSCRPT_AREA_CODE_NM::EQ]": region, "perPage": "20"})
-    label_ = ctx.spread("house", sorted({str(r.get("HOUSE_NM", "")).strip() for r in known} - {""}))
-    house = re.sub(r"\s*\([^)]*\)", "", label_).strip() or label_  # '… 신혼희망타운(공공분양)' as people say it
-    found = await ctx.call(
-        "get_apt_lttot_pblanc_detail",
-        {"cond[HOUSE_NM::LIKE]": house, "cond[SUBSCRPT_AREA_CODE_NM::EQ]": region, "perPage": "10"},
-        reuse=True,
-    )
-    same = [r for r in found.records if re.sub(r"\s*\([^)]*\)", "", str(r.get("HOUSE_NM", ""))).strip() == house]
-    if len(same) != 1:
-        raise Discard("need.ambiguous", f"{len(same)} notices named {house}")
-    record = same[0]
-    ctx.pick(found, record, criterion="named", field="HOUSE_NM", value=label_, among=same)
-    ctx.name(region)
-    ctx.name(house, label_)
+    found, record, region, house = await subscription_notice(ctx)
     models = await ctx.call(
         "get_apt_lttot_pblanc_mdl",
         {},
@@ -1874,7 +1858,11 @@ async def subscription_notice(ctx: Ctx) -> tuple[Result, dict, str, str]:
     """A complex the user knows by name (an ad, a news item), found among the region's notices by that name."""
     region = ctx.spread("region", entries("subscription_regions"))
     known = await ctx.scout("get_apt_lttot_pblanc_detail", {"cond[SUBSCRPT_AREA_CODE_NM::EQ]": region, "perPage": "20"})
-    label_ = ctx.spread("house", sorted({str(r.get("HOUSE_NM", "")).strip() for r in known} - {""}))
+    # A name whose last word is one syllable ('SK뷰 동') reads as cut off: not a complex a user would name.
+    names = {str(r.get("HOUSE_NM", "")).strip() for r in known}
+    label_ = ctx.spread(
+        "house", sorted(n for n in names if n and not re.search(r"\s\S$", re.sub(r"\s*\([^)]*\)", "", n)))
+    )
     house = re.sub(r"\s*\([^)]*\)", "", label_).strip() or label_  # '… 신혼희망타운(공공분양)' as people say it
     found = await ctx.call(
         "get_apt_lttot_pblanc_detail",
