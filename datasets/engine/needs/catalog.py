@@ -1277,13 +1277,14 @@ async def drug_info(ctx: Ctx) -> Outcome:
                 (
                     f"{korean.josa(item, '은')} {r['entpName']} 제품이에요. 효능은 '{efficacy}'라고 돼 있고, "
                     f"먹는 법은 '{usage}'라고 안내돼 있어요.",
-                    f"{item}({r['entpName']}): 설명서에는 '{efficacy}'라고 나와 있고, 복용법은 '{usage}'라고 돼 있어요.",
+                    f"{r['entpName']}에서 만드는 {item} 설명서에는 '{efficacy}'라고 나와 있고, 복용법은 '{usage}'라고 "
+                    "돼 있어요.",
                 )
             )
         )
     ctx.asked("효능", str(shown[0]["itemName"]))
     head = (
-        ctx.choice((f"'{drug}' 제품은 {total}가지예요. ", f"'{drug}'라는 이름으로 나온 약이 {total}가지 있어요. "))
+        ctx.choice((f"'{drug}' 제품은 {total}가지예요. ", f"찾아보니 '{drug}' 제품이 {total}가지 있어요. "))
         if total > 1
         else ""
     )
