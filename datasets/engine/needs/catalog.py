@@ -117,6 +117,12 @@ def particle(text: str, form: str) -> str:
     return text + korean.josa(base, form)[len(base) :]
 
 
+def frame(ctx: Ctx, name: str, options: Sequence[str]) -> str:
+    """One of an answer's wordings: the one the need used least in the run (ties: the item's seed), so a run spreads
+    its items over every frame instead of leaving them to chance."""
+    return options[ctx.spread(f"frame:{name}", list(range(len(options))))]
+
+
 def repr_q(text: str) -> str:
     return f"'{text}'"
 
@@ -186,7 +192,9 @@ def air_sentence(ctx: Ctx, air: Result, nearest: Mapping, latest: Mapping) -> tu
     ctx.asked("초미세먼지", f"{fmt(pm25)}㎍/㎥", latest["pm25Value"])
     hour = str(latest.get("dataTime", ""))[-5:]
     station, km = nearest["stationName"], fmt(number(nearest["tm"]))
-    text = ctx.choice(
+    text = frame(
+        ctx,
+        "f1",
         (
             f"가장 가까운 {station} 측정소({km}km) 기준으로 {hour} 현재 미세먼지(PM10) {fmt(pm10)}㎍/㎥로 '{g10}', "
             f"초미세먼지(PM2.5) {fmt(pm25)}㎍/㎥로 '{g25}' 수준이에요.",
@@ -194,10 +202,12 @@ def air_sentence(ctx: Ctx, air: Result, nearest: Mapping, latest: Mapping) -> tu
             f"초미세먼지(PM2.5)는 {fmt(pm25)}㎍/㎥('{g25}')예요.",
             f"제일 가까운 측정소가 {km}km 거리의 {station}인데, {hour} 기준 미세먼지(PM10) {fmt(pm10)}㎍/㎥, "
             f"초미세먼지(PM2.5) {fmt(pm25)}㎍/㎥로 각각 '{g10}', '{g25}'이에요.",
-        )
+        ),
     )
     if "나쁨" in (g10 + g25):
-        advice = " " + ctx.choice(("마스크를 챙기시는 게 좋겠어요.", "밖에 오래 계실 거면 마스크를 쓰시는 게 좋아요."))
+        advice = " " + frame(
+            ctx, "f2", ("마스크를 챙기시는 게 좋겠어요.", "밖에 오래 계실 거면 마스크를 쓰시는 게 좋아요.")
+        )
     else:
         advice = ""
     return text + advice, f"PM10 {fmt(pm10)}, PM2.5 {fmt(pm25)}"
@@ -335,13 +345,15 @@ async def air_worst_station(ctx: Ctx) -> Outcome:
         else f"나쁨 기준(81㎍/㎥ 이상)보다는 낮은 '{grade_of(value, PM10_GRADES)}' 수준이에요."
     )
     hour = str(worst.get("dataTime", ""))[-5:]
-    answer = ctx.choice(
+    answer = frame(
+        ctx,
+        "f3",
         (
             f"{hour} 기준 {sido} 측정소 {counted} 중 미세먼지(PM10)가 가장 높은 곳은 "
             f"{worst['stationName']} 측정소로 {fmt(value)}㎍/㎥예요. {verdict}",
             f"{sido}에서 {hour} 현재 미세먼지(PM10)가 제일 높은 곳은 {worst['stationName']} 측정소예요. "
             f"{fmt(value)}㎍/㎥이고, 측정소 {counted}을 비교했어요. {verdict}",
-        )
+        ),
     )
     return Outcome({"sido": sido}, answer, f"{worst['stationName']} {fmt(value)}㎍/㎥")
 
@@ -375,15 +387,17 @@ async def weather_now_at_stop(ctx: Ctx) -> Outcome:
     rain_text = (
         f"지금 {korean.josa(pty_label, '이')} 오고 있고 1시간 강수량은 {rain}mm예요"
         if raining
-        else ctx.choice(("지금 비는 안 오고 있어요", "비는 오지 않고 있어요"))
+        else frame(ctx, "f4", ("지금 비는 안 오고 있어요", "비는 오지 않고 있어요"))
     )
     hour = int(base_time[:2])
-    answer = ctx.choice(
+    answer = frame(
+        ctx,
+        "f5",
         (
             f"{name} 정류장 근처는 {hour}시 관측 기준 기온 {temp}℃이고, {rain_text}.",
             f"{hour}시에 관측한 값으로 {name} 정류장 쪽은 {temp}℃예요. {rain_text}.",
             f"{rain_text}. {name} 정류장 근처 기온은 {temp}℃예요({hour}시 관측).",
-        )
+        ),
     )
     return Outcome({"stop": name}, answer, f"{temp}℃, 강수 {pty_label}")
 
@@ -444,22 +458,26 @@ async def rain_at_site(ctx: Ctx) -> Outcome:
     day = f"내일({int(tomorrow[4:6])}월 {int(tomorrow[6:])}일)"
     if wet:
         hours = ", ".join(f"{int(str(r['fcstTime'])[:2])}시({r['fcstValue']}%)" for r in wet)
-        answer = ctx.choice(
+        answer = frame(
+            ctx,
+            "f6",
             (
                 f"{day} {title} 일대는 강수확률 {POP_RAIN}% 이상인 시간이 {len(wet)}번 있어요: {hours}. "
                 f"가장 높은 때는 {when} {top['fcstValue']}%라서 우산을 챙기시는 게 좋겠어요.",
                 f"우산 챙기세요. {day} {title} 쪽은 {when}에 강수확률이 {top['fcstValue']}%까지 올라가고, "
                 f"{POP_RAIN}%를 넘는 시간이 {len(wet)}번({hours}) 있어요.",
-            )
+            ),
         )
     else:
-        answer = ctx.choice(
+        answer = frame(
+            ctx,
+            "f7",
             (
                 f"{day} {title} 일대는 강수확률이 {POP_RAIN}% 이상인 시간이 없어요. "
                 f"가장 높은 때도 {when} {top['fcstValue']}% 정도라 우산 없이 다녀오셔도 될 것 같아요.",
                 f"{day} {title} 쪽은 비 걱정은 크게 안 하셔도 돼요. 강수확률이 제일 높은 {when}에도 "
                 f"{top['fcstValue']}%라 {POP_RAIN}%에 못 미쳐요.",
-            )
+            ),
         )
     return Outcome({"gu": gu, "site": title}, answer, f"최고 {top['fcstValue']}% ({when})")
 
@@ -488,13 +506,15 @@ async def site_hours(ctx: Ctx) -> Outcome:
     ctx.asked("쉬는 날", rest)
     ctx.asked("이용 시간", use)
     ctx.asked("주차", park)
-    answer = ctx.choice(
+    answer = frame(
+        ctx,
+        "f8",
         (
             f"{korean.josa(title, '은')} 쉬는 날이 '{rest}'이고, 이용 시간은 {korean.josa(repr_q(use), '이에요')}. "
             f"주차는 {korean.josa(repr_q(park), '이라고')} 안내돼 있어요.",
             f"{title} 안내를 보면 이용 시간은 {repr_q(use)}, 쉬는 날은 {korean.josa(repr_q(rest), '이에요')}. "
             f"주차는 {korean.josa(repr_q(park), '이라고')} 돼 있어요.",
-        )
+        ),
     )
     return Outcome({"gu": gu, "site": title}, answer, f"휴무 {rest}")
 
@@ -547,16 +567,20 @@ async def places_in_district(ctx: Ctx) -> Outcome:
     ctx.asked("주소", local_address(shown[0]["addr1"], gu))
     listing = ", ".join(f"{str(r['title']).strip()}({local_address(r['addr1'], gu)})" for r in shown)
     if total <= len(shown):
-        answer = ctx.choice(
+        answer = frame(
+            ctx,
+            "f9",
             (
                 f"{city} {gu}에 등록된 {korean.josa(kind, '은')} {total}곳이에요. {listing}.",
                 f"관광 안내에 올라 있는 {city} {gu} {korean.josa(kind, '은')} 모두 {total}곳이고, 주소와 함께 보면 "
                 f"{listing}.",
                 f"{listing}. 이렇게 {total}곳이 {city} {gu}에 등록된 {korean.josa(kind, '이에요')}.",
-            )
+            ),
         )
     else:
-        answer = ctx.choice(
+        answer = frame(
+            ctx,
+            "f10",
             (
                 f"{city} {gu}에 등록된 {korean.josa(kind, '은')} {total}곳이에요. 다 적기엔 많아서 이름순으로 앞의 "
                 f"{len(shown)}곳만 주소와 함께 적으면 이래요: {listing}.",
@@ -566,7 +590,7 @@ async def places_in_district(ctx: Ctx) -> Outcome:
                 f"나머지 {total - len(shown)}곳도 필요하면 이어서 알려드릴게요.",
                 f"{city} {gu} {kind} 목록은 {total}곳이에요. 그중 이름순 {len(shown)}곳을 주소와 함께 보여드리면 "
                 f"{listing}.",
-            )
+            ),
         )
     return Outcome({"gu": gu, "city": city, "kind": kind}, answer, f"{total}곳")
 
@@ -600,11 +624,13 @@ async def apt_trades_in_dong(ctx: Ctx) -> Outcome:
         ctx.answer(trades, "dealAmount", r["dealAmount"], shown=korean.manwon(r["dealAmount"]))
     ctx.asked("최고가", korean.manwon(rows[0]["dealAmount"]))
     lines = "; ".join(trade_line(r) for r in shown)
-    head = ctx.choice(
+    head = frame(
+        ctx,
+        "f11",
         (
             f"{month}월 {gu} {dong} 아파트 매매는 {total}건이에요.",
             f"{gu} {dong}에서 {month}월에 신고된 아파트 매매는 모두 {total}건이에요.",
-        )
+        ),
     )
     low = min(number(r["dealAmount"]) for r in rows)
     spread = (
@@ -613,16 +639,20 @@ async def apt_trades_in_dong(ctx: Ctx) -> Outcome:
         else ""
     )
     if total <= len(shown):
-        tail = ctx.choice(
-            (f" 비싼 순으로 {lines}.", f" 가격이 높은 거래부터 보면 {lines}.", f"{spread} 비싼 순으로 {lines}.")
+        tail = frame(
+            ctx,
+            "f12",
+            (f" 비싼 순으로 {lines}.", f" 가격이 높은 거래부터 보면 {lines}.", f"{spread} 비싼 순으로 {lines}."),
         )
     else:
-        tail = ctx.choice(
+        tail = frame(
+            ctx,
+            "f13",
             (
                 f" 비싼 순으로 상위 {len(shown)}건은 {lines}.",
                 f"{spread} 그중 비싸게 팔린 {len(shown)}건을 보면 {lines}.",
                 f" {total}건 중 가격이 높은 {len(shown)}건만 추리면 {lines}.",
-            )
+            ),
         )
     return Outcome(
         {"gu": gu, "dong": dong, "month": month, "city": city},
@@ -666,30 +696,36 @@ async def compare_districts(ctx: Ctx) -> Outcome:
     ctx.asked("최고가", korean.manwon(top2["dealAmount"]))
     price1, price2 = korean.manwon(top1["dealAmount"]), korean.manwon(top2["dealAmount"])
     second_top = f"{g2} {price2}({top2['aptNm']})"
-    tops = ctx.choice(
+    tops = frame(
+        ctx,
+        "f14",
         (
             f"최고가는 {g1} {top1['aptNm']} {price1}, {g2} {top2['aptNm']} {korean.josa(price2, '이에요')}.",
             f"가장 비싸게 팔린 건 {g1}에서는 {top1['aptNm']}({price1}), {g2}에서는 {top2['aptNm']}({price2})이에요.",
             f"구별 최고 거래가는 {g1} {price1}({top1['aptNm']}), {particle(second_top, '이에요')}.",
-        )
+        ),
     )
     if n1 == n2:
-        verdict = ctx.choice(
+        verdict = frame(
+            ctx,
+            "f15",
             (
                 f"{month}월 아파트 매매 신고 건수는 두 구 모두 {n1}건으로 같았어요.",
                 f"{month}월에는 {korean.josa(g1, '과')} {g2} 모두 아파트 매매가 {n1}건씩 신고돼 차이가 없었어요.",
-            )
+            ),
         )
     else:
         (more, m), (less, l_) = ((g1, n1), (g2, n2)) if n1 > n2 else ((g2, n2), (g1, n1))
-        verdict = ctx.choice(
+        verdict = frame(
+            ctx,
+            "f16",
             (
                 f"{month}월 아파트 매매 신고 건수는 {korean.josa(more, '이')} {m}건으로 {less}({l_}건)보다 "
                 f"{m - l_}건 많았어요.",
                 f"{month}월에 아파트가 더 많이 팔린 쪽은 {more}예요. {m}건이 신고돼 {less}의 {l_}건보다 {m - l_}건 많아요.",
                 f"거래가 더 활발했던 곳은 {korean.josa(more, '이에요')}. {month}월 매매 신고가 {more} {m}건, "
                 f"{less} {l_}건이었어요.",
-            )
+            ),
         )
     answer = f"{verdict} {tops}"
     return Outcome({"gu1": g1, "gu2": g2, "month": month}, answer, f"{g1} {n1}건, {g2} {n2}건")
@@ -722,22 +758,26 @@ async def jeonse_under_budget(ctx: Ctx) -> Outcome:
     lines = "; ".join(
         f"{r['aptNm']} {r['excluUseAr']}㎡ {floor(r['floor'])} 보증금 {korean.manwon(r['deposit'])}" for r in shown
     )
-    head = ctx.choice(
+    head = frame(
+        ctx,
+        "f17",
         (
             f"{month}월 {gu} 아파트 전세 계약 {len(jeonse)}건 중 보증금 {korean.manwon(budget)} 이하는 {total}건이에요.",
             f"{korean.manwon(budget)} 안으로 계약된 {gu} 아파트 전세는 {month}월에 {total}건 있었어요"
             f"(그달 전세 계약은 모두 {len(jeonse)}건).",
             f"{month}월 {gu}에서 보증금 {korean.manwon(budget)} 이하로 계약된 아파트 전세는 {total}건이에요.",
-        )
+        ),
     )
     if total <= len(shown):
-        tail = ctx.choice((f" 싼 순으로 {lines}.", f" 보증금이 낮은 것부터 보면 {lines}."))
+        tail = frame(ctx, "f18", (f" 싼 순으로 {lines}.", f" 보증금이 낮은 것부터 보면 {lines}."))
     else:
-        tail = ctx.choice(
+        tail = frame(
+            ctx,
+            "f19",
             (
                 f" 싼 순으로 {len(shown)}건만 보면 {lines}.",
                 f" 그중 보증금이 가장 낮은 {len(shown)}건은 {lines}.",
-            )
+            ),
         )
     return Outcome({"gu": gu, "city": city, "month": month, "budget": korean.manwon(budget)}, head + tail, f"{total}건")
 
@@ -788,14 +828,16 @@ async def apt_building(ctx: Ctx) -> Outcome:
         f"{floor(latest['floor'])}이 {korean.manwon(latest['dealAmount'])}에 거래됐어요."
     )
     tallest_floor = fmt(max(floors))
-    answer = ctx.choice(
+    answer = frame(
+        ctx,
+        "f20",
         (
             f"{gu} {dong} {korean.josa(apt, '은')} 건축물대장상 {dongs}개 동이고 가장 높은 동이 지상 {tallest_floor}층이에요. "
             f"사용승인일은 {approval}이에요. {recent}",
             f"{korean.josa(apt, '은')} {approval}에 사용승인이 난 단지로, 건축물대장에 {dongs}개 동이 올라 있고 최고 {tallest_floor}층이에요. "
             f"{recent}",
             f"{approval} 사용승인, 최고 지상 {tallest_floor}층({dongs}개 동)인 단지예요. {recent}",
-        )
+        ),
     )
     return Outcome({"gu": gu, "dong": dong, "apt": apt}, answer, f"지상 {fmt(max(floors))}층, {approval}")
 
@@ -836,7 +878,9 @@ async def dong_population(ctx: Ctx) -> Outcome:
     people_n, homes = f"{int(number(total)):,}명", f"{int(number(households)):,}세대"
     male, female = int(number(row.get("maleNmprCnt") or 0)), int(number(row.get("femlNmprCnt") or 0))
     when = f"{month[:4]}년 {int(month[4:6])}월 말"
-    answer = ctx.choice(
+    answer = frame(
+        ctx,
+        "f21",
         (
             f"{when} 주민등록 기준으로 {city} {gu} {dong} 인구는 {people_n}(남 {male:,}명, 여 {female:,}명), "
             f"세대 수는 {homes}예요. 세대당 {row.get('hhNmpr')}명꼴이에요.",
@@ -844,7 +888,7 @@ async def dong_population(ctx: Ctx) -> Outcome:
             f"(남 {male:,}명, 여 {female:,}명). 한 세대에 평균 {row.get('hhNmpr')}명이에요.",
             f"{when} 주민등록 통계로 {gu} {dong}에는 {people_n}, {homes}가 등록돼 있어요. 남자가 {male:,}명, "
             f"여자가 {female:,}명이에요.",
-        )
+        ),
     )
     return Outcome({"gu": gu, "dong": dong, "city": city}, answer, f"{int(number(total)):,}명")
 
@@ -914,7 +958,7 @@ async def next_bus(ctx: Ctx) -> Outcome:
     if len(boards) == 1:
         heading, shown, total = boards[0]
         said = korean.josa(board(shown, total), "이에요")
-        answer = ctx.choice((f"{name} 정류장에 서는 버스는 {said}.", f"지금 {name} 정류장 기준으로 {said}."))
+        answer = frame(ctx, "f22", (f"{name} 정류장에 서는 버스는 {said}.", f"지금 {name} 정류장 기준으로 {said}."))
     else:
         sides = " ".join(
             f"다음 정류장이 {korean.josa(h, '인')} 쪽은 {korean.josa(board(shown, total), '이에요')}."
@@ -961,11 +1005,13 @@ async def subway_arrival(ctx: Ctx) -> Outcome:
     lines = "; ".join(f"{r.get('updnLine', '')} {r['trainLineNm']}: {when(r)}".strip() for r in shown)
     total = len(rows)
     if directions <= len(shown):
-        answer = ctx.choice(
+        answer = frame(
+            ctx,
+            "f23",
             (
                 f"지금 {station}역에 들어오는 열차는 {total}편이에요. 방향마다 다음 열차는 {lines}.",
                 f"{station}역 다음 열차를 방향별로 보면 {lines}. 지금 들어오고 있는 열차는 모두 {total}편이에요.",
-            )
+            ),
         )
     else:
         answer = (
@@ -1046,12 +1092,14 @@ async def hospital_hours(ctx: Ctx) -> Outcome:
         lunch_text = " 평일 점심시간은 따로 없어요."
     ctx.asked("점심시간", lunch if lunch and lunch != "없음" else "따로 없어요")
     sunday = " 일요일은 휴진이에요." if str(info.get("noTrmtSun", "")).strip() == "휴진" else ""
-    answer = ctx.choice(
+    answer = frame(
+        ctx,
+        "f24",
         (
             f"{korean.josa(name, '은')} {weekday_text}, {saturday}.{lunch_text}{sunday}",
             f"안내된 진료 시간으로는 {korean.josa(name, '이')} {weekday_text}, {saturday}.{lunch_text}{sunday}",
             f"{dong} {name} 진료 시간은 {weekday_short}이고, {saturday}.{lunch_text}{sunday}",
-        )
+        ),
     )
     return Outcome({"dong": dong, "hospital": name}, answer, weekday_short)
 
@@ -1128,17 +1176,19 @@ async def pharmacies_open_now(ctx: Ctx) -> Outcome:
     shown, total = ctx.show(late, result=found, criterion="latest closing first")
     answer_pharmacies(ctx, found, shown, gu)
     weekday = korean.WEEKDAYS[day - 1]
-    head = ctx.choice(
+    head = frame(
+        ctx,
+        "f25",
         (
             f"오늘({weekday}요일) {gu} 약국 {len(hours)}곳 중 {spoken} 넘어서까지 여는 곳은 {total}곳이에요.",
             f"네, 오늘 {weekday}요일에 {gu}에서 {spoken} 이후에도 문을 여는 약국이 {total}곳 있어요"
             f"(오늘 영업하는 {len(hours)}곳 중).",
             f"{gu}에서 오늘 {spoken}이 지나도 여는 약국은 {total}곳이에요. 오늘 문 여는 {len(hours)}곳 가운데서요.",
-        )
+        ),
     )
     body = pharmacy_lines(shown, gu)
     if total <= len(shown):
-        tail = ctx.choice((f" {body}.", f" 늦게까지 하는 순서로 보면 {body}."))
+        tail = frame(ctx, "f26", (f" {body}.", f" 늦게까지 하는 순서로 보면 {body}."))
     else:
         tail = f" {order_phrase(shown, late)} {len(shown)}곳만 보면 {body}."
     return Outcome({"gu": gu, "city": city, "hour": spoken}, head + tail, f"{total}곳")
@@ -1203,13 +1253,15 @@ async def holiday_pharmacy(ctx: Ctx) -> Outcome:
     answer_pharmacies(ctx, found, shown, gu)
     if locdate in days:
         ctx.answer(holidays, "dateName", days[locdate]["dateName"])
-        head = ctx.choice(
+        head = frame(
+            ctx,
+            "f27",
             (
                 f"{spoken}({korean.WEEKDAYS[date.weekday()]}요일)은 공휴일({days[locdate]['dateName']})이 맞아요. "
                 f"그날 {gu}에서 문을 여는 약국은 {total}곳이에요.",
                 f"네, {spoken}은 {korean.josa(days[locdate]['dateName'], '이에요')}. 쉬는 날이지만 {gu}에서 그날 여는 약국이 "
                 f"{total}곳 있어요.",
-            )
+            ),
         )
     else:
         names = ", ".join(f"{korean.ymd(d)} {days[d]['dateName']}" for d in sorted(days))
@@ -1247,14 +1299,16 @@ async def weekday_holidays(ctx: Ctx) -> Outcome:
         ctx.answer(found, "dateName", r["dateName"])
     ctx.asked("공휴일", str(rows[0][1]["dateName"]))
     lines = ", ".join(f"{d.month}/{d.day}({korean.WEEKDAYS[d.weekday()]}) {r['dateName']}" for d, r in rows)
-    answer = ctx.choice(
+    answer = frame(
+        ctx,
+        "f28",
         (
             f"{year}년 공휴일 {len(found.records)}일 중 평일에 있는 날은 {len(rows)}일이에요: {lines}.",
             f"{year}년에 월요일부터 금요일 사이에 걸린 공휴일은 {len(rows)}일이에요(전체 공휴일 {len(found.records)}일). "
             f"날짜순으로 {lines}.",
             f"주말과 겹치지 않는 {year}년 공휴일은 {lines}, 이렇게 {len(rows)}일이에요. 그해 공휴일은 모두 "
             f"{len(found.records)}일이고요.",
-        )
+        ),
     )
     return Outcome({"year": year}, answer, f"{len(rows)}일")
 
@@ -1273,18 +1327,20 @@ async def drug_info(ctx: Ctx) -> Outcome:
         ctx.answer(found, "itemName", r["itemName"])
         item = str(r["itemName"])
         parts.append(
-            ctx.choice(
+            frame(
+                ctx,
+                "f29",
                 (
                     f"{korean.josa(item, '은')} {r['entpName']} 제품이에요. 효능은 '{efficacy}'라고 돼 있고, "
                     f"먹는 법은 '{usage}'라고 안내돼 있어요.",
                     f"{r['entpName']}에서 만드는 {item} 설명서에는 '{efficacy}'라고 나와 있고, 복용법은 '{usage}'라고 "
                     "돼 있어요.",
-                )
+                ),
             )
         )
     ctx.asked("효능", str(shown[0]["itemName"]))
     head = (
-        ctx.choice((f"'{drug}' 제품은 {total}가지예요. ", f"찾아보니 '{drug}' 제품이 {total}가지 있어요. "))
+        frame(ctx, "f30", (f"'{drug}' 제품은 {total}가지예요. ", f"찾아보니 '{drug}' 제품이 {total}가지 있어요. "))
         if total > 1
         else ""
     )
@@ -1339,12 +1395,14 @@ async def subscription_types(ctx: Ctx) -> Outcome:
     lines = "; ".join(
         f"{house_type(r['HOUSE_TY'])} {units(r)}, 최고 분양가 {korean.manwon(r['LTTOT_TOP_AMOUNT'])}" for r in shown
     )
-    answer = ctx.choice(
+    answer = frame(
+        ctx,
+        "f31",
         (
             f"{korean.josa(house, '은')} 주택형이 {total}개예요: {lines}.",
             f"{region} {house} 공급 내역을 주택형별로 보면 {lines}. 모두 {total}개 주택형이에요.",
             f"{house} 모집공고에 나온 주택형 {total}개는 {lines}.",
-        )
+        ),
     )
     return Outcome({"region": region, "house": house}, answer, f"{total}개 주택형")
 
@@ -1428,13 +1486,15 @@ async def weather_at_address(ctx: Ctx) -> Outcome:
         ctx.answer(obs, "obsrValue", rain)
         sky = f"지금 {korean.josa(pty_label, '이')} 내리고 있어요(1시간 강수량 {rain}mm)"
     else:
-        sky = ctx.choice(("비나 눈은 오지 않고 있어요", "지금 내리는 비나 눈은 없어요"))
-    answer = ctx.choice(
+        sky = frame(ctx, "f32", ("비나 눈은 오지 않고 있어요", "지금 내리는 비나 눈은 없어요"))
+    answer = frame(
+        ctx,
+        "f33",
         (
             f"{typed} 일대는 {hour}시 관측으로 기온 {temp}℃, 습도 {humid}%, 바람 초속 {wind}m예요. {sky}.",
             f"{sky}. {hour}시에 관측한 {typed} 쪽 기온은 {temp}℃이고 습도 {humid}%, 바람은 초속 {wind}m로 불어요.",
             f"{hour}시 관측값으로 보면 {typed} 근처는 {temp}℃에 습도 {humid}%예요. 바람은 초속 {wind}m이고, {sky}.",
-        )
+        ),
     )
     return Outcome({"address": typed, "gu": gu}, answer, f"{temp}℃, 습도 {humid}%, 강수 {pty_label}")
 
@@ -1470,14 +1530,16 @@ async def building_at_address(ctx: Ctx) -> Outcome:
     structure = str(tallest.get("strctCdNm") or "").strip()
 
     size = f"건물 {len(main)}개 동으로 이뤄져 있고 가장 높은 동이 {height}" if len(main) > 1 else f"{height} 건물"
-    answer = ctx.choice(
+    answer = frame(
+        ctx,
+        "f34",
         (
             f"건축물대장을 보면 {typed} 건물{f'({name})' if name else ''}은 주용도가 {korean.josa(use, '이에요')}. "
             f"{korean.josa(size, '이에요')}. 사용승인일은 {approval}이에요.",
             f"{typed}에 있는 건물은 주용도가 {use}, {size}이에요. {approval}에 사용승인이 났어요"
             + (f"(구조: {structure})." if structure else "."),
             f"{typed} 건물은 {approval}에 사용승인을 받았어요. 주용도는 {use}이고, {size}이에요.",
-        )
+        ),
     )
     return Outcome({"address": typed, "gu": gu}, answer, f"{height}, {approval}")
 
@@ -1530,19 +1592,23 @@ async def hospitals_near_address(ctx: Ctx) -> Outcome:
     if total == 1:
         answer = f"{where}에 있는 {said}은 한 곳이에요: {listing}."
     elif total <= len(shown):
-        answer = ctx.choice(
+        answer = frame(
+            ctx,
+            "f35",
             (
                 f"{where}에 {korean.josa(said, '이')} {total}곳 있어요. 가까운 순으로 {listing}.",
                 f"가장 가까운 곳은 약 {round(number(first['distance'])):,}m 떨어진 {korean.josa(str(first['yadmNm']).strip(), '이에요')}. "
                 f"{where}에는 모두 {total}곳이 있고, 가까운 순으로 {listing}.",
-            )
+            ),
         )
     else:
-        answer = ctx.choice(
+        answer = frame(
+            ctx,
+            "f36",
             (
                 f"{where}에 {korean.josa(said, '이')} {total}곳 있어요. 그중 가까운 {len(shown)}곳은 {listing}.",
                 f"{where}에서 찾은 {said} {total}곳 가운데 가장 가까운 {len(shown)}곳만 거리순으로 적으면 {listing}.",
-            )
+            ),
         )
     return Outcome({"address": typed, "gu": gu, "kind": said, "radius": radius}, answer, f"{total}곳")
 
@@ -1587,12 +1653,14 @@ async def tago_next_bus(ctx: Ctx) -> Outcome:
         )
     else:
         cut = "" if total <= len(shown) else f" 그중 먼저 오는 {len(shown)}개 노선만 적으면"
-        answer = ctx.choice(
+        answer = frame(
+            ctx,
+            "f37",
             (
                 f"{city} {name} 정류장에 오는 버스는 {total}개 노선이에요.{cut} 빨리 오는 순으로 {lines}.",
                 f"지금 {city} {name} 정류장 기준으로 가장 먼저 오는 건 {shown[0]['routeno']}번이에요. "
                 f"도착 예정 {total}개 노선을{cut or ''} 순서대로 보면 {lines}.",
-            )
+            ),
         )
     return Outcome({"city": city, "stop": name}, answer, lines[:120])
 
@@ -1665,11 +1733,13 @@ async def tago_routes_at_stop(ctx: Ctx) -> Outcome:
     if total == 1:
         answer = f"{city} {name} 정류장을 지나는 버스는 {line(shown[0])} 한 노선이에요."
     elif total <= len(shown):
-        answer = ctx.choice(
+        answer = frame(
+            ctx,
+            "f38",
             (
                 f"{city} {name} 정류장에 서는 버스는 {total}개 노선이에요. 번호순으로 {lines}.",
                 f"{city} {name} 정류장을 지나는 노선은 모두 {total}개예요. {lines}.",
-            )
+            ),
         )
     else:
         answer = (
@@ -1722,21 +1792,25 @@ async def officetel_monthly_rent(ctx: Ctx) -> Outcome:
         f"월 {korean.manwon(r['monthlyRent'])}"
         for r in shown
     )
-    head = ctx.choice(
+    head = frame(
+        ctx,
+        "f39",
         (
             f"{month}월 {gu} 오피스텔 월세 계약 {len(monthly)}건 중 보증금이 {spoken} 이하인 건 {total}건이에요.",
             f"보증금 {spoken} 안으로 계약된 {gu} 오피스텔 월세는 {month}월에 {total}건 있었어요"
             f"(그달 월세 계약은 모두 {len(monthly)}건).",
-        )
+        ),
     )
     if total <= len(shown):
         tail = f" 월세가 싼 순으로 {lines}."
     else:
-        tail = ctx.choice(
+        tail = frame(
+            ctx,
+            "f40",
             (
                 f" 그중 월세가 가장 싼 {len(shown)}건은 {lines}.",
                 f" 월세 싼 순으로 {len(shown)}건만 보면 {lines}.",
-            )
+            ),
         )
     return Outcome(
         {"gu": gu, "city": city, "month": month, "deposit": spoken},
@@ -1794,12 +1868,14 @@ async def compare_dong_population(ctx: Ctx) -> Outcome:
         answer = f"{month} 주민등록 기준으로 두 동의 인구는 같아요: {figures}."
     else:
         (big, nb), (small, ns) = ((d1, n1), (d2, n2)) if n1 > n2 else ((d2, n2), (d1, n1))
-        answer = ctx.choice(
+        answer = frame(
+            ctx,
+            "f41",
             (
                 f"{month} 주민등록 기준으로 {gu} {korean.josa(big, '이')} {nb - ns:,}명 더 많아요. {particle(figures, '이에요')}.",
                 f"인구는 {korean.josa(big, '이')} 더 많아요. {month} 기준 {figures}로, {small}보다 {nb - ns:,}명 많아요.",
                 f"{month} 주민등록 인구를 비교하면 {particle(figures, '이에요')}. {korean.josa(big, '이')} {nb - ns:,}명 더 많아요.",
-            )
+            ),
         )
     return Outcome({"gu": gu, "city": city, "dong1": d1, "dong2": d2}, answer, f"{d1} {n1:,}명, {d2} {n2:,}명")
 
@@ -1842,12 +1918,14 @@ async def new_places_in_district(ctx: Ctx) -> Outcome:
     if total <= len(shown):
         answer = f"{city} {gu}에 관광 정보로 올라 있는 {korean.josa(kind, '은')} {total}곳이고, 최근에 등록된 순으로 {listing}."
     else:
-        answer = ctx.choice(
+        answer = frame(
+            ctx,
+            "f42",
             (
                 f"{city} {gu} {kind} {total}곳 가운데 관광 안내에 가장 최근 올라온 {len(shown)}곳은 {listing}.",
                 f"관광 안내에 등록된 {city} {gu} {korean.josa(kind, '은')} {total}곳이에요. 새로 올라온 순으로 "
                 f"{len(shown)}곳만 보면 {listing}.",
-            )
+            ),
         )
     return Outcome({"gu": gu, "city": city, "kind": kind}, answer, f"{total}곳")
 
@@ -1937,12 +2015,14 @@ async def subscription_competition(ctx: Ctx) -> Outcome:
         f"{house_type(r['HOUSE_TY'])} {rate(r)}(공급 {r.get('SUPLY_HSHLDCO')}세대에 {int(number(r.get('REQ_CNT')) or 0):,}명 접수)"
         for r in shown
     )
-    head = ctx.choice(
+    head = frame(
+        ctx,
+        "f43",
         (
             f"{house} 1순위 해당지역 경쟁률은 {house_type(top['HOUSE_TY'])} 주택형이 {korean.josa(rate(top), '로')} 가장 높았어요.",
             f"{house}에서 1순위(해당지역) 경쟁이 가장 치열했던 주택형은 {house_type(top['HOUSE_TY'])}, "
             f"경쟁률 {korean.josa(rate(top), '이에요')}.",
-        )
+        ),
     )
     tail = (
         f" 주택형 {total}개를 경쟁률 높은 순으로 보면 {lines}."
@@ -2000,11 +2080,13 @@ async def national_days(ctx: Ctx) -> Outcome:
             tail += f" {', '.join(left)}에는 대체공휴일이 따로 없어요."
     else:
         tail = " 주말과 겹치는 국경일은 하나도 없어요."
-    head = ctx.choice(
+    head = frame(
+        ctx,
+        "f44",
         (
             f"{year}년 국경일은 {len(rows)}일이에요: {listing}.",
             f"{year}년 국경일 {len(rows)}일을 날짜순으로 보면 {listing}.",
-        )
+        ),
     )
     return Outcome({"year": year}, head + tail, f"주말 {len(weekend)}일")
 
@@ -2042,11 +2124,13 @@ async def site_contact(ctx: Ctx) -> Outcome:
     else:
         parts.append("홈페이지 정보는 없어요.")
     ctx.asked("연락처", tel or "안내돼 있지 않아요")
-    answer = ctx.choice(
+    answer = frame(
+        ctx,
+        "f45",
         (
             f"관광 안내에는 {title}에 대해 '{intro}'라고 소개돼 있어요. {' '.join(parts)}",
             f"{' '.join(parts)} 관광 안내에는 '{intro}'라고 소개돼 있어요.",
-        )
+        ),
     )
     return Outcome({"gu": gu, "site": title}, answer, addr)
 
