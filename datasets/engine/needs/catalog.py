@@ -696,12 +696,13 @@ async def compare_districts(ctx: Ctx) -> Outcome:
     ctx.asked("최고가", korean.manwon(top2["dealAmount"]))
     price1, price2 = korean.manwon(top1["dealAmount"]), korean.manwon(top2["dealAmount"])
     second_top = f"{g2} {price2}({top2['aptNm']})"
+    second_sale = f"{top2['aptNm']}({price2})"
     tops = frame(
         ctx,
         "f14",
         (
             f"최고가는 {g1} {top1['aptNm']} {price1}, {g2} {top2['aptNm']} {korean.josa(price2, '이에요')}.",
-            f"가장 비싸게 팔린 건 {g1}에서는 {top1['aptNm']}({price1}), {g2}에서는 {top2['aptNm']}({price2})이에요.",
+            f"가장 비싸게 팔린 건 {g1}에서는 {top1['aptNm']}({price1}), {g2}에서는 {particle(second_sale, '이에요')}.",
             f"구별 최고 거래가는 {g1} {price1}({top1['aptNm']}), {particle(second_top, '이에요')}.",
         ),
     )
@@ -836,7 +837,8 @@ async def apt_building(ctx: Ctx) -> Outcome:
             f"사용승인일은 {approval}이에요. {recent}",
             f"{korean.josa(apt, '은')} {approval}에 사용승인이 난 단지로, 건축물대장에 {dongs}개 동이 올라 있고 최고 {tallest_floor}층이에요. "
             f"{recent}",
-            f"{approval} 사용승인, 최고 지상 {tallest_floor}층({dongs}개 동)인 단지예요. {recent}",
+            f"{korean.josa(apt, '은')} 최고 지상 {tallest_floor}층, {dongs}개 동 규모이고 {approval}에 사용승인을 받았어요. "
+            f"{recent}",
         ),
     )
     return Outcome({"gu": gu, "dong": dong, "apt": apt}, answer, f"지상 {fmt(max(floors))}층, {approval}")
@@ -1183,7 +1185,7 @@ async def pharmacies_open_now(ctx: Ctx) -> Outcome:
             f"오늘({weekday}요일) {gu} 약국 {len(hours)}곳 중 {spoken} 넘어서까지 여는 곳은 {total}곳이에요.",
             f"네, 오늘 {weekday}요일에 {gu}에서 {spoken} 이후에도 문을 여는 약국이 {total}곳 있어요"
             f"(오늘 영업하는 {len(hours)}곳 중).",
-            f"{gu}에서 오늘 {spoken}이 지나도 여는 약국은 {total}곳이에요. 오늘 문 여는 {len(hours)}곳 가운데서요.",
+            f"{gu}에서 오늘 {korean.josa(spoken, '이')} 지나도 여는 약국은 {total}곳이에요. 오늘 문 여는 {len(hours)}곳 가운데서요.",
         ),
     )
     body = pharmacy_lines(shown, gu)
@@ -1590,7 +1592,7 @@ async def hospitals_near_address(ctx: Ctx) -> Outcome:
     first = shown[0]
     where = f"{typed} 반경 {radius} 안"
     if total == 1:
-        answer = f"{where}에 있는 {said}은 한 곳이에요: {listing}."
+        answer = f"{where}에 있는 {korean.josa(said, '은')} 한 곳이에요: {listing}."
     elif total <= len(shown):
         answer = frame(
             ctx,
