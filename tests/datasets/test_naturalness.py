@@ -256,6 +256,11 @@ def test_every_request_of_the_catalog_is_free_of_artifacts_procedures_and_codes(
         "drug": "타이레놀",
         "region": "서울",
         "house": "염곡역 포레나 2차",
+        "address": "관악구 봉천대로 123-15",
+        "radius": "500m",
+        "deposit": "2,000만 원",
+        "dong1": "봉천동",
+        "dong2": "신림동",
     }
     requests = phrases()["requests"]
     assert {n.id for n in NEEDS} <= set(requests)

@@ -10,6 +10,7 @@ from collections import Counter
 
 import pytest
 
+from apis.engine.korean_text import find_word
 from datasets.engine import korean
 from datasets.engine.diversity import blank, diversity_report
 from datasets.engine.needs import NEEDS, Phrasebook
@@ -19,6 +20,7 @@ from datasets.engine.needs.catalog import (
     hour_span,
     local_address,
     order_phrase,
+    particle,
     phrases,
     said_stop,
     same_stop,
@@ -252,3 +254,47 @@ def test_peak_hours_lists_and_orders_say_what_the_records_say():
     assert order_phrase(every[:2], every) == "모두 22:00까지 열어서 가나다순으로"
     mixed = [({"dutyName": "가"}, "0900", "2300"), *every]
     assert order_phrase(mixed[:2], mixed) == "늦게까지 여는 순으로"
+
+
+def test_every_value_a_request_names_reads_as_a_word_of_it():
+    """The semantic filter finds a named value as a word: a particle after a slot must be one it reads as a
+    particle ('은평구나' or '3,000만 원밖에' hide the value and the item is filtered)."""
+    samples = [
+        {"gu": "은평구", "gu1": "은평구", "gu2": "종로구", "dong": "봉천동", "dong1": "봉천동", "dong2": "신림동"},
+        {"gu": "관악구", "gu1": "강남구", "gu2": "마포구", "dong": "혜화동", "dong1": "대치동", "dong2": "역삼동"},
+    ]
+    common = {
+        "stop": "혜화역 1번 출구",
+        "city": "서울",
+        "sido": "부산",
+        "site": "낙산공원",
+        "kind": "관광지",
+        "month": 10,
+        "budget": "5억 원",
+        "deposit": "3,000만 원",
+        "apt": "벽산봉천",
+        "station": "혜화",
+        "hospital": "봉천연세의원",
+        "hour": "밤 10시",
+        "date": "12월 25일",
+        "year": 2027,
+        "drug": "타이레놀",
+        "region": "서울",
+        "house": "염곡역 포레나 2차",
+        "address": "관악구 봉천대로 123-15",
+        "radius": "500m",
+    }
+    for need, registers in phrases()["requests"].items():
+        for template in (v for vs in registers.values() for v in vs):
+            for sample in samples:
+                values = {**common, **sample}
+                text = korean.fill(template, values)
+                for slot in korean.slots(template):
+                    said = [str(values[slot]), f"{values[slot]}역"]  # a station is named with or without 역
+                    assert any(find_word(v, text) for v in said), (need, slot, text)
+
+
+def test_a_particle_after_a_parenthetical_follows_the_word_before_it():
+    assert particle("우동 7,273명(3,703세대)", "이에요") == "우동 7,273명(3,703세대)이에요"
+    assert particle("한글날(토)", "이에요") == "한글날(토)이에요"
+    assert particle("관악구", "이에요") == "관악구예요"

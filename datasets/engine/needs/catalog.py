@@ -110,6 +110,19 @@ def floor(value: Any) -> str:
     return f"지하 {text[1:]}층" if text.startswith("-") else f"{text}층"
 
 
+def particle(text: str, form: str) -> str:
+    """The text with the particle the word before a closing parenthetical takes: '우동 7,273명(3,703세대)' ->
+    '…(3,703세대)이에요', as '명' reads; a text without one as korean.josa."""
+    base = re.sub(r"\s*\([^()]*\)$", "", text)
+    return text + korean.josa(base, form)[len(base) :]
+
+
+def frame(ctx: Ctx, name: str, options: Sequence[str]) -> str:
+    """One of an answer's wordings: the one the need used least in the run (ties: the item's seed), so a run spreads
+    its items over every frame instead of leaving them to chance."""
+    return options[ctx.spread(f"frame:{name}", list(range(len(options))))]
+
+
 def repr_q(text: str) -> str:
     return f"'{text}'"
 
@@ -203,7 +216,9 @@ def air_sentence(ctx: Ctx, air: Result, nearest: Mapping, latest: Mapping) -> tu
     ctx.asked("초미세먼지", f"{fmt(pm25)}㎍/㎥", latest["pm25Value"])
     hour = str(latest.get("dataTime", ""))[-5:]
     station, km = nearest["stationName"], fmt(number(nearest["tm"]))
-    text = ctx.choice(
+    text = frame(
+        ctx,
+        "f1",
         (
             f"가장 가까운 {station} 측정소({km}km) 기준으로 {hour} 현재 미세먼지(PM10) {fmt(pm10)}㎍/㎥로 '{g10}', "
             f"초미세먼지(PM2.5) {fmt(pm25)}㎍/㎥로 '{g25}' 수준이에요.",
@@ -211,10 +226,12 @@ def air_sentence(ctx: Ctx, air: Result, nearest: Mapping, latest: Mapping) -> tu
             f"초미세먼지(PM2.5)는 {fmt(pm25)}㎍/㎥('{g25}')예요.",
             f"제일 가까운 측정소가 {km}km 거리의 {station}인데, {hour} 기준 미세먼지(PM10) {fmt(pm10)}㎍/㎥, "
             f"초미세먼지(PM2.5) {fmt(pm25)}㎍/㎥로 각각 '{g10}', '{g25}'이에요.",
-        )
+        ),
     )
     if "나쁨" in (g10 + g25):
-        advice = " " + ctx.choice(("마스크를 챙기시는 게 좋겠어요.", "밖에 오래 계실 거면 마스크를 쓰시는 게 좋아요."))
+        advice = " " + frame(
+            ctx, "f2", ("마스크를 챙기시는 게 좋겠어요.", "밖에 오래 계실 거면 마스크를 쓰시는 게 좋아요.")
+        )
     else:
         advice = ""
     return text + advice, f"PM10 {fmt(pm10)}, PM2.5 {fmt(pm25)}"
@@ -355,13 +372,15 @@ async def air_worst_station(ctx: Ctx) -> Outcome:
         else f"나쁨 기준(81㎍/㎥ 이상)보다는 낮은 '{grade_of(value, PM10_GRADES)}' 수준이에요."
     )
     hour = str(worst.get("dataTime", ""))[-5:]
-    answer = ctx.choice(
+    answer = frame(
+        ctx,
+        "f3",
         (
             f"{hour} 기준 {sido} 측정소 {counted} 중 미세먼지(PM10)가 가장 높은 곳은 "
             f"{worst['stationName']} 측정소로 {fmt(value)}㎍/㎥예요. {verdict}",
             f"{sido}에서 {hour} 현재 미세먼지(PM10)가 제일 높은 곳은 {worst['stationName']} 측정소예요. "
             f"{fmt(value)}㎍/㎥이고, 측정소 {counted}을 비교했어요. {verdict}",
-        )
+        ),
     )
     return Outcome({"sido": sido}, answer, f"{worst['stationName']} {fmt(value)}㎍/㎥")
 
@@ -395,15 +414,17 @@ async def weather_now_at_stop(ctx: Ctx) -> Outcome:
     rain_text = (
         f"지금 {korean.josa(pty_label, '이')} 오고 있고 1시간 강수량은 {rain}mm예요"
         if raining
-        else ctx.choice(("지금 비는 안 오고 있어요", "비는 오지 않고 있어요"))
+        else frame(ctx, "f4", ("지금 비는 안 오고 있어요", "비는 오지 않고 있어요"))
     )
     hour = int(base_time[:2])
-    answer = ctx.choice(
+    answer = frame(
+        ctx,
+        "f5",
         (
             f"{name} 정류장 근처는 {hour}시 관측 기준 기온 {temp}℃이고, {rain_text}.",
             f"{hour}시에 관측한 값으로 {name} 정류장 쪽은 {temp}℃예요. {rain_text}.",
             f"{rain_text}. {name} 정류장 근처 기온은 {temp}℃예요({hour}시 관측).",
-        )
+        ),
     )
     return Outcome({"stop": name}, answer, f"{temp}℃, 강수 {pty_label}")
 
@@ -466,22 +487,26 @@ async def rain_at_site(ctx: Ctx) -> Outcome:
     day = f"내일({int(tomorrow[4:6])}월 {int(tomorrow[6:])}일)"
     if wet:
         hours = ", ".join(f"{int(str(r['fcstTime'])[:2])}시({r['fcstValue']}%)" for r in wet)
-        answer = ctx.choice(
+        answer = frame(
+            ctx,
+            "f6",
             (
                 f"{day} {title} 일대는 강수확률 {POP_RAIN}% 이상인 시간이 {len(wet)}번 있어요: {hours}. "
                 f"가장 높은 때는 {when} {top['fcstValue']}%라서 우산을 챙기시는 게 좋겠어요.",
                 f"우산 챙기세요. {day} {title} 쪽은 {when}에 강수확률이 {top['fcstValue']}%까지 올라가고, "
                 f"{POP_RAIN}% 이상인 시간이 {len(wet)}번({hours}) 있어요.",
-            )
+            ),
         )
     else:
-        answer = ctx.choice(
+        answer = frame(
+            ctx,
+            "f7",
             (
                 f"{day} {title} 일대는 강수확률이 {POP_RAIN}% 이상인 시간이 없어요. "
                 f"가장 높은 때도 {when} {top['fcstValue']}% 정도라 우산 없이 다녀오셔도 될 것 같아요.",
                 f"{day} {title} 쪽은 비 걱정은 크게 안 하셔도 돼요. 강수확률이 제일 높은 {when}에도 "
                 f"{top['fcstValue']}%라 {POP_RAIN}%에 못 미쳐요.",
-            )
+            ),
         )
     return Outcome({"gu": gu, "site": title}, answer, f"최고 {top['fcstValue']}% ({when})")
 
@@ -510,13 +535,15 @@ async def site_hours(ctx: Ctx) -> Outcome:
     ctx.asked("쉬는 날", rest)
     ctx.asked("이용 시간", use)
     ctx.asked("주차", park)
-    answer = ctx.choice(
+    answer = frame(
+        ctx,
+        "f8",
         (
             f"{korean.josa(title, '은')} 쉬는 날이 '{rest}'이고, 이용 시간은 {korean.josa(repr_q(use), '이에요')}. "
             f"주차는 {korean.josa(repr_q(park), '이라고')} 안내돼 있어요.",
             f"{title} 안내를 보면 이용 시간은 {repr_q(use)}, 쉬는 날은 {korean.josa(repr_q(rest), '이에요')}. "
             f"주차는 {korean.josa(repr_q(park), '이라고')} 돼 있어요.",
-        )
+        ),
     )
     return Outcome({"gu": gu, "site": title}, answer, f"휴무 {rest}")
 
@@ -567,15 +594,30 @@ async def places_in_district(ctx: Ctx) -> Outcome:
     ctx.asked("주소", local_address(shown[0]["addr1"], gu))
     listing = ", ".join(f"{str(r['title']).strip()}({local_address(r['addr1'], gu)})" for r in shown)
     if total <= len(shown):
-        answer = f"{city} {gu}에 등록된 {korean.josa(kind, '은')} {total}곳이에요. {listing}."
-    else:
-        answer = ctx.choice(
+        answer = frame(
+            ctx,
+            "f9",
             (
-                f"{city} {gu}에 등록된 {korean.josa(kind, '은')} {total}곳이에요. 다 적기엔 많아서 가나다순으로 앞의 "
+                f"{city} {gu}에 등록된 {korean.josa(kind, '은')} {total}곳이에요. {listing}.",
+                f"관광 안내에 올라 있는 {city} {gu} {korean.josa(kind, '은')} 모두 {total}곳이고, 주소와 함께 보면 "
+                f"{listing}.",
+                f"{listing}. 이렇게 {total}곳이 {city} {gu}에 등록된 {korean.josa(kind, '이에요')}.",
+            ),
+        )
+    else:
+        answer = frame(
+            ctx,
+            "f10",
+            (
+                f"{city} {gu}에 등록된 {korean.josa(kind, '은')} {total}곳이에요. 다 적기엔 많아서 이름순으로 앞의 "
                 f"{len(shown)}곳만 주소와 함께 적으면 이래요: {listing}.",
-                f"{city} {gu}에는 {korean.josa(kind, '이')} {total}곳 등록돼 있어요. 가나다순으로 {len(shown)}곳만 "
+                f"{city} {gu}에는 {korean.josa(kind, '이')} {total}곳 등록돼 있어요. 이름 가나다순으로 {len(shown)}곳만 "
                 f"추리면 다음과 같아요: {listing}.",
-            )
+                f"모두 {total}곳이라 한 번에 다 적기는 어렵고, 이름순으로 처음 {len(shown)}곳은 {particle(listing, '이에요')}. "
+                f"나머지 {total - len(shown)}곳도 필요하면 이어서 알려드릴게요.",
+                f"{city} {gu} {kind} 목록은 {total}곳이에요. 그중 이름순 {len(shown)}곳을 주소와 함께 보여드리면 "
+                f"{listing}.",
+            ),
         )
     return Outcome({"gu": gu, "city": city, "kind": kind}, answer, f"{total}곳")
 
@@ -609,13 +651,36 @@ async def apt_trades_in_dong(ctx: Ctx) -> Outcome:
         ctx.answer(trades, "dealAmount", r["dealAmount"], shown=korean.manwon(r["dealAmount"]))
     ctx.asked("최고가", korean.manwon(rows[0]["dealAmount"]))
     lines = "; ".join(trade_line(r) for r in shown)
-    head = ctx.choice(
+    head = frame(
+        ctx,
+        "f11",
         (
             f"{month}월 {gu} {dong} 아파트 매매는 {total}건이에요.",
             f"{gu} {dong}에서 {month}월에 신고된 아파트 매매는 모두 {total}건이에요.",
-        )
+        ),
     )
-    tail = f" 비싼 순으로 {lines}." if total <= len(shown) else f" 비싼 순으로 상위 {len(shown)}건은 {lines}."
+    low = min(number(r["dealAmount"]) for r in rows)
+    spread = (
+        f" 가격은 {korean.manwon(rows[-1]['dealAmount'])}에서 {korean.manwon(rows[0]['dealAmount'])} 사이였어요."
+        if total > 1 and low != number(rows[0]["dealAmount"])
+        else ""
+    )
+    if total <= len(shown):
+        tail = frame(
+            ctx,
+            "f12",
+            (f" 비싼 순으로 {lines}.", f" 가격이 높은 거래부터 보면 {lines}.", f"{spread} 비싼 순으로 {lines}."),
+        )
+    else:
+        tail = frame(
+            ctx,
+            "f13",
+            (
+                f" 비싼 순으로 상위 {len(shown)}건은 {lines}.",
+                f"{spread} 그중 비싸게 팔린 {len(shown)}건을 보면 {lines}.",
+                f" {total}건 중 가격이 높은 {len(shown)}건만 추리면 {lines}.",
+            ),
+        )
     return Outcome(
         {"gu": gu, "dong": dong, "month": month, "city": city},
         head + tail,
@@ -656,17 +721,41 @@ async def compare_districts(ctx: Ctx) -> Outcome:
     ctx.asked("거래 건수", f"{n2}건")
     ctx.asked("최고가", korean.manwon(top1["dealAmount"]))
     ctx.asked("최고가", korean.manwon(top2["dealAmount"]))
-    if n1 == n2:
-        verdict = f"두 구 모두 {n1}건으로 같았어요."
-    else:
-        more, less = ((g1, n1), (g2, n2)) if n1 > n2 else ((g2, n2), (g1, n1))
-        verdict = (
-            f"{korean.josa(more[0], '이')} {more[1]}건으로 {less[0]}({less[1]}건)보다 {more[1] - less[1]}건 많았어요."
-        )
-    answer = (
-        f"{month}월 아파트 매매 신고 건수는 {verdict} 최고가는 {g1} {top1['aptNm']} {korean.manwon(top1['dealAmount'])}, "
-        f"{g2} {top2['aptNm']} {korean.manwon(top2['dealAmount'])}이에요."
+    price1, price2 = korean.manwon(top1["dealAmount"]), korean.manwon(top2["dealAmount"])
+    second_top = f"{g2} {price2}({top2['aptNm']})"
+    second_sale = f"{top2['aptNm']}({price2})"
+    tops = frame(
+        ctx,
+        "f14",
+        (
+            f"최고가는 {g1} {top1['aptNm']} {price1}, {g2} {top2['aptNm']} {korean.josa(price2, '이에요')}.",
+            f"가장 비싸게 팔린 건 {g1}에서는 {top1['aptNm']}({price1}), {g2}에서는 {particle(second_sale, '이에요')}.",
+            f"구별 최고 거래가는 {g1} {price1}({top1['aptNm']}), {particle(second_top, '이에요')}.",
+        ),
     )
+    if n1 == n2:
+        verdict = frame(
+            ctx,
+            "f15",
+            (
+                f"{month}월 아파트 매매 신고 건수는 두 구 모두 {n1}건으로 같았어요.",
+                f"{month}월에는 {korean.josa(g1, '과')} {g2} 모두 아파트 매매가 {n1}건씩 신고돼 차이가 없었어요.",
+            ),
+        )
+    else:
+        (more, m), (less, l_) = ((g1, n1), (g2, n2)) if n1 > n2 else ((g2, n2), (g1, n1))
+        verdict = frame(
+            ctx,
+            "f16",
+            (
+                f"{month}월 아파트 매매 신고 건수는 {korean.josa(more, '이')} {m}건으로 {less}({l_}건)보다 "
+                f"{m - l_}건 많았어요.",
+                f"{month}월에 아파트가 더 많이 팔린 쪽은 {more}예요. {m}건이 신고돼 {less}의 {l_}건보다 {m - l_}건 많아요.",
+                f"거래가 더 활발했던 곳은 {korean.josa(more, '이에요')}. {month}월 매매 신고가 {more} {m}건, "
+                f"{less} {l_}건이었어요.",
+            ),
+        )
+    answer = f"{verdict} {tops}"
     return Outcome({"gu1": g1, "gu2": g2, "month": month}, answer, f"{g1} {n1}건, {g2} {n2}건")
 
 
@@ -697,8 +786,27 @@ async def jeonse_under_budget(ctx: Ctx) -> Outcome:
     lines = "; ".join(
         f"{r['aptNm']} {r['excluUseAr']}㎡ {floor(r['floor'])} 보증금 {korean.manwon(r['deposit'])}" for r in shown
     )
-    head = f"{month}월 {gu} 아파트 전세 계약 {len(jeonse)}건 중 보증금 {korean.manwon(budget)} 이하는 {total}건이에요."
-    tail = f" 싼 순으로 {lines}." if total <= len(shown) else f" 싼 순으로 {len(shown)}건만 보면 {lines}."
+    head = frame(
+        ctx,
+        "f17",
+        (
+            f"{month}월 {gu} 아파트 전세 계약 {len(jeonse)}건 중 보증금 {korean.manwon(budget)} 이하는 {total}건이에요.",
+            f"{korean.manwon(budget)} 안으로 계약된 {gu} 아파트 전세는 {month}월에 {total}건 있었어요"
+            f"(그달 전세 계약은 모두 {len(jeonse)}건).",
+            f"{month}월 {gu}에서 보증금 {korean.manwon(budget)} 이하로 계약된 아파트 전세는 {total}건이에요.",
+        ),
+    )
+    if total <= len(shown):
+        tail = frame(ctx, "f18", (f" 싼 순으로 {lines}.", f" 보증금이 낮은 것부터 보면 {lines}."))
+    else:
+        tail = frame(
+            ctx,
+            "f19",
+            (
+                f" 싼 순으로 {len(shown)}건만 보면 {lines}.",
+                f" 그중 보증금이 가장 낮은 {len(shown)}건은 {lines}.",
+            ),
+        )
     return Outcome({"gu": gu, "city": city, "month": month, "budget": korean.manwon(budget)}, head + tail, f"{total}건")
 
 
@@ -751,10 +859,22 @@ async def apt_building(ctx: Ctx) -> Outcome:
     day = days[0]
     approval = f"{day[:4]}년 {int(day[4:6])}월 {int(day[6:8])}일"
     dongs = len(building.records)
-    answer = (
-        f"{gu} {dong} {korean.josa(apt, '은')} 건축물대장상 {dongs}개 동이고 가장 높은 동이 지상 {fmt(max(floors))}층이에요. "
-        f"사용승인일은 {approval}이에요. 최근 매매는 {int(latest['dealMonth'])}월 {int(latest['dealDay'])}일 "
-        f"{latest['excluUseAr']}㎡ {floor(latest['floor'])}이 {korean.manwon(latest['dealAmount'])}에 거래됐어요."
+    recent = (
+        f"최근 매매는 {int(latest['dealMonth'])}월 {int(latest['dealDay'])}일 {latest['excluUseAr']}㎡ "
+        f"{floor(latest['floor'])}이 {korean.manwon(latest['dealAmount'])}에 거래됐어요."
+    )
+    tallest_floor = fmt(max(floors))
+    answer = frame(
+        ctx,
+        "f20",
+        (
+            f"{gu} {dong} {korean.josa(apt, '은')} 건축물대장상 {dongs}개 동이고 가장 높은 동이 지상 {tallest_floor}층이에요. "
+            f"사용승인일은 {approval}이에요. {recent}",
+            f"{korean.josa(apt, '은')} {approval}에 사용승인이 난 단지로, 건축물대장에 {dongs}개 동이 올라 있고 최고 {tallest_floor}층이에요. "
+            f"{recent}",
+            f"{korean.josa(apt, '은')} 최고 지상 {tallest_floor}층, {dongs}개 동 규모이고 {approval}에 사용승인을 받았어요. "
+            f"{recent}",
+        ),
     )
     return Outcome({"gu": gu, "dong": dong, "apt": apt}, answer, f"지상 {fmt(max(floors))}층, {approval}")
 
@@ -795,7 +915,9 @@ async def dong_population(ctx: Ctx) -> Outcome:
     people_n, homes = f"{int(number(total)):,}명", f"{int(number(households)):,}세대"
     male, female = int(number(row.get("maleNmprCnt") or 0)), int(number(row.get("femlNmprCnt") or 0))
     when = f"{month[:4]}년 {int(month[4:6])}월 말"
-    answer = ctx.choice(
+    answer = frame(
+        ctx,
+        "f21",
         (
             f"{when} 주민등록 기준으로 {city} {gu} {dong} 인구는 {people_n}(남 {male:,}명, 여 {female:,}명), "
             f"세대 수는 {homes}예요. 세대당 {row.get('hhNmpr')}명꼴이에요.",
@@ -803,7 +925,7 @@ async def dong_population(ctx: Ctx) -> Outcome:
             f"(남 {male:,}명, 여 {female:,}명). 한 세대에 평균 {row.get('hhNmpr')}명이에요.",
             f"{when} 주민등록 통계로 {gu} {dong}에는 {people_n}, {homes}가 등록돼 있어요. 남자가 {male:,}명, "
             f"여자가 {female:,}명이에요.",
-        )
+        ),
     )
     return Outcome({"gu": gu, "dong": dong, "city": city}, answer, f"{int(number(total)):,}명")
 
@@ -874,7 +996,7 @@ async def next_bus(ctx: Ctx) -> Outcome:
     if len(boards) == 1:
         heading, shown, total = boards[0]
         said = korean.josa(board(shown, total), "이에요")
-        answer = ctx.choice((f"{name} 정류장에 서는 버스는 {said}.", f"지금 {name} 정류장 기준으로 {said}."))
+        answer = frame(ctx, "f22", (f"{name} 정류장에 서는 버스는 {said}.", f"지금 {name} 정류장 기준으로 {said}."))
     else:
         sides = " ".join(
             f"다음 정류장이 {korean.josa(h, '인')} 쪽은 {korean.josa(board(shown, total), '이에요')}."
@@ -921,7 +1043,14 @@ async def subway_arrival(ctx: Ctx) -> Outcome:
     lines = "; ".join(f"{r.get('updnLine', '')} {r['trainLineNm']}: {when(r)}".strip() for r in shown)
     total = len(rows)
     if directions <= len(shown):
-        answer = f"지금 {station}역에 들어오는 열차는 {total}편이에요. 방향마다 다음 열차는 {lines}."
+        answer = frame(
+            ctx,
+            "f23",
+            (
+                f"지금 {station}역에 들어오는 열차는 {total}편이에요. 방향마다 다음 열차는 {lines}.",
+                f"{station}역 다음 열차를 방향별로 보면 {lines}. 지금 들어오고 있는 열차는 모두 {total}편이에요.",
+            ),
+        )
     else:
         answer = (
             f"지금 {station}역에 들어오는 열차는 {total}편({directions}개 방향)이고, "
@@ -1000,9 +1129,16 @@ async def hospital_hours(ctx: Ctx) -> Outcome:
     else:
         lunch_text = " 평일 점심시간은 따로 없어요."
     ctx.asked("점심시간", lunch if lunch and lunch != "없음" else "따로 없어요")
-    answer = f"{korean.josa(name, '은')} {weekday_text}, {saturday}.{lunch_text}"
-    if str(info.get("noTrmtSun", "")).strip() == "휴진":
-        answer += " 일요일은 휴진이에요."
+    sunday = " 일요일은 휴진이에요." if str(info.get("noTrmtSun", "")).strip() == "휴진" else ""
+    answer = frame(
+        ctx,
+        "f24",
+        (
+            f"{korean.josa(name, '은')} {weekday_text}, {saturday}.{lunch_text}{sunday}",
+            f"안내된 진료 시간으로는 {korean.josa(name, '이')} {weekday_text}, {saturday}.{lunch_text}{sunday}",
+            f"{dong} {name} 진료 시간은 {weekday_short}이고, {saturday}.{lunch_text}{sunday}",
+        ),
+    )
     return Outcome({"dong": dong, "hospital": name}, answer, weekday_short)
 
 
@@ -1079,9 +1215,22 @@ async def pharmacies_open_now(ctx: Ctx) -> Outcome:
     ctx.condition(found, field=f"dutyTime{day}c", op=">", value=limit, source="user", kept=len(late), of=len(hours))
     shown, total = ctx.show(late, result=found, criterion="latest closing first")
     answer_pharmacies(ctx, found, shown, gu)
-    head = f"오늘({korean.WEEKDAYS[day - 1]}요일) {gu} 약국 {len(hours)}곳 중 {spoken} 넘어서까지 여는 곳은 {total}곳이에요."
+    weekday = korean.WEEKDAYS[day - 1]
+    head = frame(
+        ctx,
+        "f25",
+        (
+            f"오늘({weekday}요일) {gu} 약국 {len(hours)}곳 중 {spoken} 넘어서까지 여는 곳은 {total}곳이에요.",
+            f"네, 오늘 {weekday}요일에 {gu}에서 {spoken} 이후에도 문을 여는 약국이 {total}곳 있어요"
+            f"(오늘 영업하는 {len(hours)}곳 중).",
+            f"{gu}에서 오늘 {korean.josa(spoken, '이')} 지나도 여는 약국은 {total}곳이에요. 오늘 문 여는 {len(hours)}곳 가운데서요.",
+        ),
+    )
     body = pharmacy_lines(shown, gu)
-    tail = f" {body}." if total <= len(shown) else f" {order_phrase(shown, late)} {len(shown)}곳만 보면 {body}."
+    if total <= len(shown):
+        tail = frame(ctx, "f26", (f" {body}.", f" 늦게까지 하는 순서로 보면 {body}."))
+    else:
+        tail = f" {order_phrase(shown, late)} {len(shown)}곳만 보면 {body}."
     return Outcome({"gu": gu, "city": city, "hour": spoken}, head + tail, f"{total}곳")
 
 
@@ -1144,9 +1293,15 @@ async def holiday_pharmacy(ctx: Ctx) -> Outcome:
     answer_pharmacies(ctx, found, shown, gu)
     if locdate in days:
         ctx.answer(holidays, "dateName", days[locdate]["dateName"])
-        head = (
-            f"{spoken}({korean.WEEKDAYS[date.weekday()]}요일)은 공휴일({days[locdate]['dateName']})이 맞아요. "
-            f"그날 {gu}에서 문을 여는 약국은 {total}곳이에요."
+        head = frame(
+            ctx,
+            "f27",
+            (
+                f"{spoken}({korean.WEEKDAYS[date.weekday()]}요일)은 공휴일({days[locdate]['dateName']})이 맞아요. "
+                f"그날 {gu}에서 문을 여는 약국은 {total}곳이에요.",
+                f"네, {spoken}은 {korean.josa(days[locdate]['dateName'], '이에요')}. 쉬는 날이지만 {gu}에서 그날 여는 약국이 "
+                f"{total}곳 있어요.",
+            ),
         )
     else:
         names = ", ".join(f"{korean.ymd(d)} {days[d]['dateName']}" for d in sorted(days))
@@ -1184,7 +1339,17 @@ async def weekday_holidays(ctx: Ctx) -> Outcome:
         ctx.answer(found, "dateName", r["dateName"])
     ctx.asked("공휴일", str(rows[0][1]["dateName"]))
     lines = ", ".join(f"{d.month}/{d.day}({korean.WEEKDAYS[d.weekday()]}) {r['dateName']}" for d, r in rows)
-    answer = f"{year}년 공휴일 {len(found.records)}일 중 평일에 있는 날은 {len(rows)}일이에요: {lines}."
+    answer = frame(
+        ctx,
+        "f28",
+        (
+            f"{year}년 공휴일 {len(found.records)}일 중 평일에 있는 날은 {len(rows)}일이에요: {lines}.",
+            f"{year}년에 월요일부터 금요일 사이에 걸린 공휴일은 {len(rows)}일이에요(전체 공휴일 {len(found.records)}일). "
+            f"날짜순으로 {lines}.",
+            f"주말과 겹치지 않는 {year}년 공휴일은 {lines}, 이렇게 {len(rows)}일이에요. 그해 공휴일은 모두 "
+            f"{len(found.records)}일이고요.",
+        ),
+    )
     return Outcome({"year": year}, answer, f"{len(rows)}일")
 
 
@@ -1196,33 +1361,34 @@ async def drug_info(ctx: Ctx) -> Outcome:
     parts = []
     for r in shown:
         efficacy, usage = korean.first_sentence(r.get("efcyQesitm")), korean.first_sentence(r.get("useMethodQesitm"))
+        efficacy, usage = efficacy.rstrip("."), usage.rstrip(".")  # quoted before '라고': no full stop inside
         if not efficacy or not usage:
             raise Discard("need.no_value", "efcy/useMethod")
         ctx.answer(found, "itemName", r["itemName"])
-        parts.append(f"{korean.josa(str(r['itemName']), '은')} {r['entpName']} 제품으로, {efficacy} 복용법: {usage}")
+        item = str(r["itemName"])
+        parts.append(
+            frame(
+                ctx,
+                "f29",
+                (
+                    f"{korean.josa(item, '은')} {r['entpName']} 제품이에요. 효능은 '{efficacy}'라고 돼 있고, "
+                    f"먹는 법은 '{usage}'라고 안내돼 있어요.",
+                    f"{r['entpName']}에서 만드는 {item} 설명서에는 '{efficacy}'라고 나와 있고, 복용법은 '{usage}'라고 "
+                    "돼 있어요.",
+                ),
+            )
+        )
     ctx.asked("효능", str(shown[0]["itemName"]))
-    head = f"'{drug}' 제품은 {total}가지예요. " if total > 1 else ""
+    head = (
+        frame(ctx, "f30", (f"'{drug}' 제품은 {total}가지예요. ", f"찾아보니 '{drug}' 제품이 {total}가지 있어요. "))
+        if total > 1
+        else ""
+    )
     return Outcome({"drug": drug}, head + " ".join(parts), str(shown[0]["itemName"]))
 
 
 async def subscription_types(ctx: Ctx) -> Outcome:
-    region = ctx.spread("region", entries("subscription_regions"))
-    # The user knows the complex by name (from an ad, a news item); the agent searches notices by that name.
-    known = await ctx.scout("get_apt_lttot_pblanc_detail", {"cond[SUBSCRPT_AREA_CODE_NM::EQ]": region, "perPage": "20"})
-    label_ = ctx.spread("house", sorted({str(r.get("HOUSE_NM", "")).strip() for r in known} - {""}))
-    house = re.sub(r"\s*\([^)]*\)", "", label_).strip() or label_  # '… 신혼희망타운(공공분양)' as people say it
-    found = await ctx.call(
-        "get_apt_lttot_pblanc_detail",
-        {"cond[HOUSE_NM::LIKE]": house, "cond[SUBSCRPT_AREA_CODE_NM::EQ]": region, "perPage": "10"},
-        reuse=True,
-    )
-    same = [r for r in found.records if re.sub(r"\s*\([^)]*\)", "", str(r.get("HOUSE_NM", ""))).strip() == house]
-    if len(same) != 1:
-        raise Discard("need.ambiguous", f"{len(same)} notices named {house}")
-    record = same[0]
-    ctx.pick(found, record, criterion="named", field="HOUSE_NM", value=label_, among=same)
-    ctx.name(region)
-    ctx.name(house, label_)
+    found, record, region, house = await subscription_notice(ctx)
     models = await ctx.call(
         "get_apt_lttot_pblanc_mdl",
         {},
@@ -1267,10 +1433,746 @@ async def subscription_types(ctx: Ctx) -> Outcome:
             if r.get(field) not in (None, ""):
                 ctx.answer(models, field, r[field])
     lines = "; ".join(
-        f"{house_type(r['HOUSE_TY'])} {units(r)}(최고 분양가 {korean.manwon(r['LTTOT_TOP_AMOUNT'])})" for r in shown
+        f"{house_type(r['HOUSE_TY'])} {units(r)}, 최고 분양가 {korean.manwon(r['LTTOT_TOP_AMOUNT'])}" for r in shown
     )
-    answer = f"{korean.josa(house, '은')} 주택형이 {total}개예요: {lines}."
+    answer = frame(
+        ctx,
+        "f31",
+        (
+            f"{korean.josa(house, '은')} 주택형이 {total}개예요: {lines}.",
+            f"{region} {house} 공급 내역을 주택형별로 보면 {lines}. 모두 {total}개 주택형이에요.",
+            f"{house} 모집공고에 나온 주택형 {total}개는 {lines}.",
+        ),
+    )
     return Outcome({"region": region, "house": house}, answer, f"{total}개 주택형")
+
+
+# --- Addresses (Juso): what a user knows of a building is its road address ----------------------------------
+
+ADDRESS_COORD = tuple(
+    Bind.of("addr_link_api", name, "addr_coord_api", name)
+    for name in ("admCd", "rnMgtSn", "udrtYn", "buldMnnm", "buldSlno")
+)
+ADDRESS_BUILDING = (
+    Bind.of("addr_link_api", "admCd", "get_br_title_info", "sigunguCd", "slice:0:5"),
+    Bind.of("addr_link_api", "admCd", "get_br_title_info", "bjdongCd", "slice:5:10"),
+    Bind.of("addr_link_api", "lnbrMnnm", "get_br_title_info", "bun", "zero_pad:4"),
+    Bind.of("addr_link_api", "lnbrSlno", "get_br_title_info", "ji", "zero_pad:4"),
+    Bind.of("addr_link_api", "mtYn", "get_br_title_info", "platGbCd"),
+)
+COORD_NCST = Bind.of("addr_coord_api", "entX,entY", "get_ultra_srt_ncst", "nx,ny", "project:utmk:kma")
+COORD_HOSPITALS = Bind.of("addr_coord_api", "entX,entY", "get_hosp_basis_list", "xPos,yPos", "project:utmk:wgs84")
+
+
+def spoken_address(full: str) -> str:
+    """'서울특별시 관악구 봉천대로 123-15' -> '관악구 봉천대로 123-15': the way people type a Seoul address."""
+    return re.sub(r"^서울특별시\s+", "", full.strip())
+
+
+async def address(ctx: Ctx, *, named_building: bool = False) -> tuple[Result, dict, str, str]:
+    """A road address the user knows (from a letter, a listing, a map); the agent searches Juso with it and keeps
+    the one building whose road address is that address."""
+    dong, gu = ctx.spread("address_dong", entries("dongs"))
+    known = await ctx.scout("addr_link_api", {"keyword": f"{gu} {dong}", "countPerPage": "100"})
+    counts = Counter(str(r.get("roadAddrPart1", "")).strip() for r in known)
+    options = sorted(
+        a
+        for a, c in counts.items()
+        if a
+        and c == 1
+        and (
+            not named_building
+            or any(str(r.get("bdNm", "")).strip() for r in known if str(r.get("roadAddrPart1", "")).strip() == a)
+        )
+    )
+    full = ctx.spread("address", options)
+    typed = spoken_address(full)
+    found = await ctx.call("addr_link_api", {"keyword": typed, "countPerPage": "10"}, reuse=True)
+    own = [r for r in found.records if str(r.get("roadAddrPart1", "")).strip() == full]
+    if not own:
+        raise Discard("need.no_address", typed)
+    ctx.pick(found, own[0], criterion="named", field="roadAddrPart1", value=typed, among=own)
+    ctx.name(typed, full)
+    return found, own[0], typed, gu
+
+
+async def weather_at_address(ctx: Ctx) -> Outcome:
+    found, record, typed, gu = await address(ctx)
+    coords = await ctx.call("addr_coord_api", {}, feed=[(b, found, record) for b in ADDRESS_COORD])
+    base_date, base_time = ncst_base(now(ctx))
+    obs = await ctx.call(
+        "get_ultra_srt_ncst",
+        {"numOfRows": "10"},
+        feed=[(COORD_NCST, coords, coords.records[0])],
+        derived=[
+            ("base_date", base_date, "clock: today", None),
+            ("base_time", base_time, "clock: the latest hour observed (HH:40 rule)", None),
+        ],
+    )
+    by = {str(r.get("category")): r["obsrValue"] for r in obs.records}
+    if not {"T1H", "PTY", "RN1", "REH", "WSD"} <= set(by):
+        raise Discard("need.no_value", "T1H/PTY/RN1/REH/WSD missing")
+    temp, pty, rain, humid, wind = by["T1H"], by["PTY"], by["RN1"], by["REH"], by["WSD"]
+    pty_label = label("pty", pty) or str(pty)
+    ctx.answer(obs, "obsrValue", temp)
+    ctx.answer(obs, "obsrValue", pty, decoded=pty_label)
+    ctx.answer(obs, "obsrValue", humid)
+    ctx.answer(obs, "obsrValue", wind)
+    ctx.asked("기온", f"{temp}℃", temp)
+    ctx.asked("습도", f"{humid}%", humid)
+    hour = int(base_time[:2])
+    raining = str(pty).strip() != "0"
+    if raining:
+        ctx.answer(obs, "obsrValue", rain)
+        sky = f"지금 {korean.josa(pty_label, '이')} 내리고 있어요(1시간 강수량 {rain}mm)"
+    else:
+        sky = frame(ctx, "f32", ("비나 눈은 오지 않고 있어요", "지금 내리는 비나 눈은 없어요"))
+    answer = frame(
+        ctx,
+        "f33",
+        (
+            f"{typed} 일대는 {hour}시 관측으로 기온 {temp}℃, 습도 {humid}%, 바람 초속 {wind}m예요. {sky}.",
+            f"{sky}. {hour}시에 관측한 {typed} 쪽 기온은 {temp}℃이고 습도 {humid}%, 바람은 초속 {wind}m로 불어요.",
+            f"{hour}시 관측값으로 보면 {typed} 근처는 {temp}℃에 습도 {humid}%예요. 바람은 초속 {wind}m이고, {sky}.",
+        ),
+    )
+    return Outcome({"address": typed, "gu": gu}, answer, f"{temp}℃, 습도 {humid}%, 강수 {pty_label}")
+
+
+async def building_at_address(ctx: Ctx) -> Outcome:
+    found, record, typed, gu = await address(ctx)
+    building = await ctx.call(
+        "get_br_title_info",
+        {},
+        feed=[(b, found, record) for b in ADDRESS_BUILDING],
+        all_pages=True,
+        reuse=True,
+    )
+    main = [r for r in building.records if str(r.get("mainAtchGbCdNm", "주건축물")).strip() == "주건축물"]
+    floors = [number(r.get("grndFlrCnt")) for r in main if number(r.get("grndFlrCnt"))]
+    days = sorted({str(r.get("useAprDay", "")).strip() for r in main} - {""})
+    uses = Counter(str(r.get("mainPurpsCdNm") or "").strip() for r in main) - Counter({"": 10**6})
+    if not floors or not days or not uses:
+        raise Discard("need.no_value", "grndFlrCnt/useAprDay/mainPurpsCdNm")
+    tallest = max(main, key=lambda r: number(r.get("grndFlrCnt")) or 0)
+    use = uses.most_common(1)[0][0]
+    ctx.answer(building, "grndFlrCnt", tallest["grndFlrCnt"])
+    ctx.answer(building, "useAprDay", days[0], shown=korean.ymd(days[0]))
+    ctx.answer(building, "mainPurpsCdNm", use)
+    day = days[0]
+    approval = f"{day[:4]}년 {int(day[4:6])}월 {int(day[6:8])}일"
+    ctx.asked("층수", f"{fmt(max(floors))}층")
+    ctx.asked("사용승인", approval, day[:4])
+    ctx.asked("용도", use)
+    under = max((number(r.get("ugrndFlrCnt")) or 0 for r in main), default=0)
+    height = f"지상 {fmt(max(floors))}층" + (f", 지하 {fmt(under)}층" if under else "")
+    name = str(tallest.get("bldNm") or "").strip()
+    structure = str(tallest.get("strctCdNm") or "").strip()
+
+    size = f"건물 {len(main)}개 동으로 이뤄져 있고 가장 높은 동이 {height}" if len(main) > 1 else f"{height} 건물"
+    answer = frame(
+        ctx,
+        "f34",
+        (
+            f"건축물대장을 보면 {typed} 건물{f'({name})' if name else ''}은 주용도가 {korean.josa(use, '이에요')}. "
+            f"{korean.josa(size, '이에요')}. 사용승인일은 {approval}이에요.",
+            f"{typed}에 있는 건물은 주용도가 {use}, {size}이에요. {approval}에 사용승인이 났어요"
+            + (f"(구조: {structure})." if structure else "."),
+            f"{typed} 건물은 {approval}에 사용승인을 받았어요. 주용도는 {use}이고, {size}이에요.",
+        ),
+    )
+    return Outcome({"address": typed, "gu": gu}, answer, f"{height}, {approval}")
+
+
+HOSPITAL_KINDS = (("치과", "치과"), ("한의원", "한의원"), ("의원", "동네 의원"))
+
+
+async def hospitals_near_address(ctx: Ctx) -> Outcome:
+    found, record, typed, gu = await address(ctx)
+    kind, said = ctx.spread("hospital_kind", HOSPITAL_KINDS)
+    metres = ctx.spread("radius", (500, 1000))
+    radius = f"{metres}m" if metres < 1000 else "1km"
+    ctx.name(radius, f"{metres}m", f"{metres}미터", "1키로" if metres == 1000 else "")
+    ctx.name(said, kind or "병원")
+    coords = await ctx.call("addr_coord_api", {}, feed=[(b, found, record) for b in ADDRESS_COORD])
+    near = await ctx.call(
+        "get_hosp_basis_list",
+        {"radius": str(metres), "numOfRows": "100"},
+        feed=[(COORD_HOSPITALS, coords, coords.records[0])],
+        all_pages=True,
+    )
+
+    def fits(r: Mapping) -> bool:
+        cl = str(r.get("clCdNm") or "")
+        if kind == "의원":
+            return cl == "의원"
+        return kind in cl
+
+    rows = sorted(
+        (r for r in near.records if fits(r) and number(r.get("distance")) is not None),
+        key=lambda r: number(r["distance"]),
+    )
+    if not rows:
+        raise Discard("need.no_values", f"no {kind or 'hospital'} within {metres}m")
+    ctx.condition(near, field="clCdNm", op="contains", value=kind, source="user", kept=len(rows), of=len(near.records))
+    shown, total = ctx.show(rows, result=near, criterion="distance asc (nearest first)")
+    for r in shown:
+        ctx.answer(near, "yadmNm", r["yadmNm"])
+        ctx.answer(near, "distance", r["distance"], shown=f"{round(number(r['distance'])):,}m")
+    ctx.asked("가장 가까운 곳", str(shown[0]["yadmNm"]).strip())
+    ctx.asked("거리", f"{round(number(shown[0]['distance'])):,}m")
+
+    def line(r: Mapping) -> str:
+        tel = f", {r['telno']}" if r.get("telno") else ""
+        return f"{str(r['yadmNm']).strip()}({r.get('clCdNm', '')}, 약 {round(number(r['distance'])):,}m{tel})"
+
+    listing = "; ".join(line(r) for r in shown)
+    first = shown[0]
+    where = f"{typed} 반경 {radius} 안"
+    if total == 1:
+        answer = f"{where}에 있는 {korean.josa(said, '은')} 한 곳이에요: {listing}."
+    elif total <= len(shown):
+        answer = frame(
+            ctx,
+            "f35",
+            (
+                f"{where}에 {korean.josa(said, '이')} {total}곳 있어요. 가까운 순으로 {listing}.",
+                f"가장 가까운 곳은 약 {round(number(first['distance'])):,}m 떨어진 {korean.josa(str(first['yadmNm']).strip(), '이에요')}. "
+                f"{where}에는 모두 {total}곳이 있고, 가까운 순으로 {listing}.",
+            ),
+        )
+    else:
+        answer = frame(
+            ctx,
+            "f36",
+            (
+                f"{where}에 {korean.josa(said, '이')} {total}곳 있어요. 그중 가까운 {len(shown)}곳은 {listing}.",
+                f"{where}에서 찾은 {said} {total}곳 가운데 가장 가까운 {len(shown)}곳만 거리순으로 적으면 {listing}.",
+            ),
+        )
+    return Outcome({"address": typed, "gu": gu, "kind": said, "radius": radius}, answer, f"{total}곳")
+
+
+# --- Buses outside Seoul (TAGO) -----------------------------------------------------------------------------
+
+TAGO_STOP_ARRIVALS = Bind.of("get_sttn_no_list", "nodeid", "get_sttn_accto_arvl_prearnge_info_list", "nodeId")
+
+
+async def tago_next_bus(ctx: Ctx) -> Outcome:
+    """Next buses at a stop of a city outside Seoul: the city's code from the bus city list (by the name the user
+    says), the stop by its name, then its arrivals."""
+    cities, code, stops, stop, city, name = await tago_stop(ctx)
+    arrivals = await ctx.call(
+        "get_sttn_accto_arvl_prearnge_info_list",
+        {"numOfRows": "100"},
+        feed=[(TAGO_STOP_ARRIVALS, stops, stop)],
+        derived=[("cityCode", code, TAGO_CITY_RULE, cities)],
+    )
+    soonest: dict[str, dict] = {}
+    for r in sorted(arrivals.records, key=lambda r: number(r.get("arrtime")) or 1e9):
+        if r.get("routeno") not in (None, "") and number(r.get("arrtime")) is not None:
+            soonest.setdefault(str(r["routeno"]), r)
+    rows = list(soonest.values())
+    if not rows:
+        raise Discard("need.no_value", "no arrivals")
+    shown, total = ctx.show(rows, result=arrivals, criterion="each route's next bus, soonest first")
+
+    def when(r: Mapping) -> str:
+        seconds = number(r["arrtime"])
+        minutes = "곧 도착" if seconds < 60 else f"약 {math.ceil(seconds / 60)}분 후"
+        return f"{minutes}({r.get('arrprevstationcnt')}정류장 전)"
+
+    for r in shown:
+        ctx.answer(arrivals, "routeno", r["routeno"])
+        ctx.answer(arrivals, "arrtime", r["arrtime"], shown=when(r))
+    ctx.asked("노선", f"{shown[0]['routeno']}번")
+    lines = ", ".join(f"{r['routeno']}번 {when(r)}" for r in shown)
+    if total == 1:
+        answer = (
+            f"{city} {name} 정류장에는 지금 {shown[0]['routeno']}번 한 노선이 오고 있고, {when(shown[0])}에 도착해요."
+        )
+    else:
+        cut = "" if total <= len(shown) else f" 그중 먼저 오는 {len(shown)}개 노선만 적으면"
+        answer = frame(
+            ctx,
+            "f37",
+            (
+                f"{city} {name} 정류장에 오는 버스는 {total}개 노선이에요.{cut} 빨리 오는 순으로 {lines}.",
+                f"지금 {city} {name} 정류장 기준으로 가장 먼저 오는 건 {shown[0]['routeno']}번이에요. "
+                f"도착 예정 {total}개 노선을{cut or ''} 순서대로 보면 {lines}.",
+            ),
+        )
+    return Outcome({"city": city, "stop": name}, answer, lines[:120])
+
+
+async def tago_stop(ctx: Ctx) -> tuple[Result, str, Result, dict, str, str]:
+    """A stop of a city outside Seoul by the name the user says; the city's bus code from the city list."""
+    city, listed = ctx.spread("tago_city", entries("tago_cities"))
+    word = ctx.spread("tago_word", entries("tago_stop_words"))
+    cities = await ctx.call("get_cty_code_list", {"numOfRows": "200"}, reuse=True)
+    own = [r for r in cities.records if str(r.get("cityname", "")).strip() == listed]
+    if not own:
+        raise Discard("need.no_city", listed)
+    ctx.pick(cities, own[0], criterion="named", field="cityname", value=city, among=own)
+    code = str(own[0]["citycode"])
+    known = await ctx.scout("get_sttn_no_list", {"cityCode": code, "nodeNm": word, "numOfRows": "100"})
+    counts = Counter(str(r.get("nodenm", "")).strip() for r in known)
+    # A stop named after a whole city ('대전광역시청' in 세종's list) reads as a place elsewhere: not one a user names.
+    names = sorted(n for n, c in counts.items() if n and c == 1 and len(n) <= 12 and not re.search(r"광역시|특별", n))
+    stop = ctx.spread("tago_stop", names)
+    ctx.name(spoken_stop(stop), stop)
+    ctx.name(city)
+    stops = await ctx.call(
+        "get_sttn_no_list",
+        {"nodeNm": stop, "numOfRows": "50"},
+        derived=[("cityCode", code, TAGO_CITY_RULE, cities)],
+        reuse=True,
+    )
+    mine = [r for r in stops.records if str(r.get("nodenm", "")).strip() == stop]
+    if len(mine) != 1:
+        raise Discard("need.ambiguous", f"{len(mine)} stops named {stop}")
+    ctx.pick(stops, mine[0], criterion="named", field="nodenm", among=mine)
+    return cities, code, stops, mine[0], city, spoken_stop(stop)
+
+
+TAGO_CITY_RULE = "the city's code in the bus city list (cityname the city the user names)"
+TAGO_STOP_ROUTES = Bind.of("get_sttn_no_list", "nodeid", "get_sttn_thrgh_route_list", "nodeid")
+
+
+def route_number(r: Mapping) -> tuple:
+    """'급행6' after 6, '53' before '200': routes in the order a stop's sign lists them."""
+    text = str(r.get("routeno", ""))
+    digits = re.findall(r"\d+", text)
+    return (not text[:1].isdigit(), int(digits[0]) if digits else 0, text)
+
+
+async def tago_routes_at_stop(ctx: Ctx) -> Outcome:
+    cities, code, stops, stop, city, name = await tago_stop(ctx)
+    routes = await ctx.call(
+        "get_sttn_thrgh_route_list",
+        {"numOfRows": "100"},
+        feed=[(TAGO_STOP_ROUTES, stops, stop)],
+        derived=[("cityCode", code, TAGO_CITY_RULE, cities)],
+    )
+    rows = sorted((r for r in routes.records if r.get("routeno") not in (None, "")), key=route_number)
+    if not rows:
+        raise Discard("need.no_value", "no routes")
+    shown, total = ctx.show(rows, result=routes, criterion="route number order")
+    for r in shown:
+        ctx.answer(routes, "routeno", r["routeno"])
+        if r.get("startnodenm") and r.get("endnodenm"):
+            ctx.answer(routes, "endnodenm", r["endnodenm"])
+    ctx.asked("노선", f"{shown[0]['routeno']}번")
+
+    def line(r: Mapping) -> str:
+        ends = f" {r['startnodenm']}↔{r['endnodenm']}" if r.get("startnodenm") and r.get("endnodenm") else ""
+        kind = f"({r['routetp']})" if r.get("routetp") else ""
+        return f"{r['routeno']}번{kind}{ends}"
+
+    lines = "; ".join(line(r) for r in shown)  # a terminus may hold a comma ('가재마을9, 10단지')
+    if total == 1:
+        answer = f"{city} {name} 정류장을 지나는 버스는 {line(shown[0])} 한 노선이에요."
+    elif total <= len(shown):
+        answer = frame(
+            ctx,
+            "f38",
+            (
+                f"{city} {name} 정류장에 서는 버스는 {total}개 노선이에요. 번호순으로 {lines}.",
+                f"{city} {name} 정류장을 지나는 노선은 모두 {total}개예요. {lines}.",
+            ),
+        )
+    else:
+        answer = (
+            f"{city} {name} 정류장에 서는 버스는 {total}개 노선이에요. 번호순으로 앞의 {len(shown)}개만 적으면 {lines}."
+        )
+    return Outcome({"city": city, "stop": name}, answer, f"{total}개 노선")
+
+
+# --- More of the region, rents and places -------------------------------------------------------------------
+
+REGION_OFFI_RENT = Bind.of("get_stan_regin_cd_list", "region_cd", "get_rtms_data_svc_offi_rent", "LAWD_CD", "slice:0:5")
+REGION_POPULATION = Bind.of("get_stan_regin_cd_list", "region_cd", "select_stdg_ppltn_hh_stus", "stdgCd")
+
+
+async def officetel_monthly_rent(ctx: Ctx) -> Outcome:
+    """Officetel 월세 contracts of last month in a district with a deposit the user can pay, cheapest rent first."""
+    sido, gu, city = pick_district(ctx)
+    ym, month = last_month(now(ctx))
+    deposit = ctx.spread("deposit", (1000, 2000, 3000))
+    region, own = await district(ctx, sido, gu)
+    rents = await ctx.call(
+        "get_rtms_data_svc_offi_rent",
+        {"DEAL_YMD": ym},
+        feed=[(REGION_OFFI_RENT, region, own)],
+        all_pages=True,
+        reuse=True,
+    )
+    monthly = [
+        r for r in rents.records if (number(r.get("monthlyRent")) or 0) > 0 and number(r.get("deposit")) is not None
+    ]
+    rows = sorted(
+        (r for r in monthly if number(r["deposit"]) <= deposit),
+        key=lambda r: (number(r["monthlyRent"]), number(r["deposit"])),
+    )
+    if not rows or len(rows) == len(monthly):
+        raise Discard("need.no_threshold", f"{len(rows)} of {len(monthly)} 월세 under {deposit}")
+    spoken = korean.manwon(deposit)
+    ctx.name(gu)
+    ctx.name(spoken, spoken.replace(" 원", "원"))
+    ctx.name(f"{month}월", str(month))
+    ctx.condition(rents, field="deposit", op="<=", value=deposit, source="user", kept=len(rows), of=len(monthly))
+    shown, total = ctx.show(rows, result=rents, criterion="monthlyRent asc")
+    for r in shown:
+        ctx.answer(rents, "offiNm", r["offiNm"])
+        ctx.answer(rents, "monthlyRent", r["monthlyRent"], shown=f"월 {korean.manwon(r['monthlyRent'])}")
+        ctx.answer(rents, "deposit", r["deposit"], shown=korean.manwon(r["deposit"]))
+    ctx.asked("가장 싼 월세", korean.manwon(rows[0]["monthlyRent"]))
+    lines = "; ".join(
+        f"{r['offiNm']}({r.get('umdNm', '')}) {r['excluUseAr']}㎡ {floor(r['floor'])}, 보증금 {korean.manwon(r['deposit'])}에 "
+        f"월 {korean.manwon(r['monthlyRent'])}"
+        for r in shown
+    )
+    head = frame(
+        ctx,
+        "f39",
+        (
+            f"{month}월 {gu} 오피스텔 월세 계약 {len(monthly)}건 중 보증금이 {spoken} 이하인 건 {total}건이에요.",
+            f"보증금 {spoken} 안으로 계약된 {gu} 오피스텔 월세는 {month}월에 {total}건 있었어요"
+            f"(그달 월세 계약은 모두 {len(monthly)}건).",
+        ),
+    )
+    if total <= len(shown):
+        tail = f" 월세가 싼 순으로 {lines}."
+    else:
+        tail = frame(
+            ctx,
+            "f40",
+            (
+                f" 그중 월세가 가장 싼 {len(shown)}건은 {lines}.",
+                f" 월세 싼 순으로 {len(shown)}건만 보면 {lines}.",
+            ),
+        )
+    return Outcome(
+        {"gu": gu, "city": city, "month": month, "deposit": spoken},
+        head + tail,
+        f"{total}건, 최저 월 {korean.manwon(rows[0]['monthlyRent'])}",
+    )
+
+
+async def compare_dong_population(ctx: Ctx) -> Outcome:
+    """Two 동 of one district the user names: which has more people, and each one's households."""
+    sido, gu, city = pick_district(ctx)
+    found = await ctx.call("get_stan_regin_cd_list", {"locatadd_nm": f"{sido} {gu}"}, reuse=True)
+    dongs = [
+        r
+        for r in found.records
+        if str(r.get("umd_cd", "000")) != "000" and str(r.get("ri_cd", "00")) in ("00", "") and r.get("locallow_nm")
+    ]
+    if len(dongs) < 2:
+        raise Discard("need.no_choice", f"{len(dongs)} 동 in {gu}")
+    first = ctx.spread("dong_pair", dongs)
+    second = ctx.choice([d for d in dongs if d is not first])
+    ym, _ = last_month(now(ctx))
+    ctx.name(gu)
+
+    async def one(record: Mapping):
+        name = str(record["locallow_nm"]).strip()
+        ctx.pick(found, record, criterion="named", field="locallow_nm")
+        ctx.name(name)
+        people = await ctx.call(
+            "select_stdg_ppltn_hh_stus",
+            {"lv": "3", "regSeCd": "1"},
+            feed=[(REGION_POPULATION, found, record)],
+            derived=[
+                ("srchFrYm", ym, "clock: the last complete month", None),
+                ("srchToYm", ym, "clock: the last complete month", None),
+            ],
+            junction=CMP,
+            reuse=True,
+        )
+        row = max(people.records, key=lambda r: str(r.get("statsYm", "")))
+        if number(row.get("totNmprCnt")) is None or number(row.get("hhCnt")) is None:
+            raise Discard("need.no_value", "totNmprCnt/hhCnt")
+        ctx.answer(people, "totNmprCnt", row["totNmprCnt"])
+        ctx.answer(people, "hhCnt", row["hhCnt"])
+        return name, people, int(number(row["totNmprCnt"])), int(number(row["hhCnt"])), str(row.get("statsYm", ym))
+
+    (d1, p1, n1, h1, when), (d2, p2, n2, h2, _) = await _all(one(first), one(second))
+    ctx.compare(p2, metric="totNmprCnt", values=[n1, n2], winner=None if n1 == n2 else (0 if n1 > n2 else 1))
+    for n, h in ((n1, h1), (n2, h2)):
+        ctx.asked("인구", f"{n:,}명")
+        ctx.asked("세대 수", f"{h:,}세대")
+    month = f"{when[:4]}년 {int(when[4:6])}월 말"
+    figures = f"{d1} {n1:,}명({h1:,}세대), {d2} {n2:,}명({h2:,}세대)"
+    if n1 == n2:
+        answer = f"{month} 주민등록 기준으로 두 동의 인구는 같아요: {figures}."
+    else:
+        (big, nb), (small, ns) = ((d1, n1), (d2, n2)) if n1 > n2 else ((d2, n2), (d1, n1))
+        answer = frame(
+            ctx,
+            "f41",
+            (
+                f"{month} 주민등록 기준으로 {gu} {korean.josa(big, '이')} {nb - ns:,}명 더 많아요. {particle(figures, '이에요')}.",
+                f"인구는 {korean.josa(big, '이')} 더 많아요. {month} 기준 {figures}로, {small}보다 {nb - ns:,}명 많아요.",
+                f"{month} 주민등록 인구를 비교하면 {particle(figures, '이에요')}. {korean.josa(big, '이')} {nb - ns:,}명 더 많아요.",
+            ),
+        )
+    return Outcome({"gu": gu, "city": city, "dong1": d1, "dong2": d2}, answer, f"{d1} {n1:,}명, {d2} {n2:,}명")
+
+
+async def new_places_in_district(ctx: Ctx) -> Outcome:
+    """The places of a kind most recently added to the tourism listings of a district (newest first)."""
+    sido, gu, city = pick_district(ctx)
+    code = ctx.spread("kind", ["12", "39", "14"])
+    kind = label("content_types", code)
+    region, own = await district(ctx, sido, gu)
+    ctx.name(gu)
+    ctx.name(kind)
+    places = await ctx.call(
+        "area_based_list2",
+        {**TOUR, "contentTypeId": code, "arrange": "A", "numOfRows": "100"},
+        feed=[(REGION_SIDO_TOUR, region, own), (REGION_SGG_TOUR, region, own)],
+        all_pages=True,
+        reuse=True,
+    )
+    rows = sorted(
+        (r for r in places.records if str(r.get("title", "")).strip() and len(str(r.get("createdtime", ""))) >= 8),
+        key=lambda r: (str(r["createdtime"]), str(r["title"])),
+        reverse=True,
+    )
+    if len(rows) < 3:
+        raise Discard("need.no_values", f"{len(rows)} places with a date")
+    shown, total = ctx.show(rows, result=places, criterion="createdtime desc (newest listed first)")
+
+    def listed(r: Mapping) -> str:
+        t = str(r["createdtime"])
+        return f"{t[:4]}년 {int(t[4:6])}월"
+
+    for r in shown:
+        ctx.answer(places, "title", r["title"])
+        ctx.answer(places, "createdtime", r["createdtime"], shown=listed(r))
+    ctx.asked(kind, str(shown[0]["title"]).strip())
+    listing = ", ".join(
+        f"{str(r['title']).strip()}({listed(r)} 등록, {local_address(r.get('addr1'), gu)})" for r in shown
+    )
+    if total <= len(shown):
+        answer = f"{city} {gu}에 관광 정보로 올라 있는 {korean.josa(kind, '은')} {total}곳이고, 최근에 등록된 순으로 {listing}."
+    else:
+        answer = frame(
+            ctx,
+            "f42",
+            (
+                f"{city} {gu} {kind} {total}곳 가운데 관광 안내에 가장 최근 올라온 {len(shown)}곳은 {listing}.",
+                f"관광 안내에 등록된 {city} {gu} {korean.josa(kind, '은')} {total}곳이에요. 새로 올라온 순으로 "
+                f"{len(shown)}곳만 보면 {listing}.",
+            ),
+        )
+    return Outcome({"gu": gu, "city": city, "kind": kind}, answer, f"{total}곳")
+
+
+# --- Housing subscription: competition -----------------------------------------------------------------------
+
+
+async def subscription_notice(ctx: Ctx) -> tuple[Result, dict, str, str]:
+    """A complex the user knows by name (an ad, a news item), found among the region's notices by that name."""
+    region = ctx.spread("region", entries("subscription_regions"))
+    known = await ctx.scout("get_apt_lttot_pblanc_detail", {"cond[SUBSCRPT_AREA_CODE_NM::EQ]": region, "perPage": "20"})
+    # A name whose last word is one syllable ('SK뷰 동') reads as cut off: not a complex a user would name.
+    names = {str(r.get("HOUSE_NM", "")).strip() for r in known}
+    label_ = ctx.spread(
+        "house", sorted(n for n in names if n and not re.search(r"\s\S$", re.sub(r"\s*\([^)]*\)", "", n)))
+    )
+    house = re.sub(r"\s*\([^)]*\)", "", label_).strip() or label_  # '… 신혼희망타운(공공분양)' as people say it
+    found = await ctx.call(
+        "get_apt_lttot_pblanc_detail",
+        {"cond[HOUSE_NM::LIKE]": house, "cond[SUBSCRPT_AREA_CODE_NM::EQ]": region, "perPage": "10"},
+        reuse=True,
+    )
+    same = [r for r in found.records if re.sub(r"\s*\([^)]*\)", "", str(r.get("HOUSE_NM", ""))).strip() == house]
+    if len(same) != 1:
+        raise Discard("need.ambiguous", f"{len(same)} notices named {house}")
+    ctx.pick(found, same[0], criterion="named", field="HOUSE_NM", value=label_, among=same)
+    ctx.name(region)
+    ctx.name(house, label_)
+    return found, same[0], region, house
+
+
+async def subscription_competition(ctx: Ctx) -> Outcome:
+    found, record, region, house = await subscription_notice(ctx)
+    rates = await ctx.call(
+        "get_apt_lttot_pblanc_cmpet",
+        {"perPage": "100"},
+        feed=[
+            (
+                Bind.of(
+                    "get_apt_lttot_pblanc_detail", "PBLANC_NO", "get_apt_lttot_pblanc_cmpet", "cond[PBLANC_NO::EQ]"
+                ),
+                found,
+                record,
+            )
+        ],
+    )
+    # 1순위 해당지역: the row every house type has and the one people quote.
+    rows = [
+        r
+        for r in rates.records
+        if str(r.get("SUBSCRPT_RANK_CODE")) == "1"
+        and str(r.get("RESIDE_SENM", "")).strip() == "해당지역"
+        and r.get("HOUSE_TY")
+    ]
+    if len(rows) < 1:
+        raise Discard("need.no_value", "no 1순위 해당지역 rows")
+    ctx.condition(
+        rates,
+        field="SUBSCRPT_RANK_CODE,RESIDE_SENM",
+        op="==",
+        value="1,해당지역",
+        source="domain:applyhome_first_rank",
+        kept=len(rows),
+        of=len(rates.records),
+    )
+    rows.sort(key=lambda r: -(number(r.get("CMPET_RATE")) or 0))
+    top = rows[0]
+    if number(top.get("CMPET_RATE")) is None:
+        raise Discard("need.no_value", "no competition rate")
+    ctx.pick(rates, top, criterion="max", field="CMPET_RATE")
+    shown, total = ctx.show(rows, result=rates, criterion="CMPET_RATE desc")
+
+    def rate(r: Mapping) -> str:
+        value = number(r.get("CMPET_RATE"))
+        if value is None:
+            requests, supply = number(r.get("REQ_CNT")), number(r.get("SUPLY_HSHLDCO"))
+            return "미달" if requests is not None and supply and requests < supply else "경쟁률 미공개"
+        return f"{value:g} 대 1" + (" (미달)" if value < 1 else "")
+
+    for r in shown:
+        ctx.answer(rates, "HOUSE_TY", r["HOUSE_TY"], shown=house_type(r["HOUSE_TY"]))
+        ctx.answer(rates, "CMPET_RATE", r["CMPET_RATE"], shown=rate(r))
+        if r.get("REQ_CNT") not in (None, ""):
+            ctx.answer(rates, "REQ_CNT", r["REQ_CNT"])
+    ctx.asked("가장 높은 경쟁률", f"{number(top['CMPET_RATE']):g}", house_type(top["HOUSE_TY"]))
+    lines = "; ".join(
+        f"{house_type(r['HOUSE_TY'])} {rate(r)}(공급 {r.get('SUPLY_HSHLDCO')}세대에 {int(number(r.get('REQ_CNT')) or 0):,}명 접수)"
+        for r in shown
+    )
+    head = frame(
+        ctx,
+        "f43",
+        (
+            f"{house} 1순위 해당지역 경쟁률은 {house_type(top['HOUSE_TY'])} 주택형이 {korean.josa(rate(top), '로')} 가장 높았어요.",
+            f"{house}에서 1순위(해당지역) 경쟁이 가장 치열했던 주택형은 {house_type(top['HOUSE_TY'])}, "
+            f"경쟁률 {korean.josa(rate(top), '이에요')}.",
+        ),
+    )
+    tail = (
+        f" 주택형 {total}개를 경쟁률 높은 순으로 보면 {lines}."
+        if total <= len(shown)
+        else f" 주택형 {total}개 중 경쟁률 높은 {len(shown)}개는 {lines}."
+    )
+    return Outcome({"region": region, "house": house}, head + tail, f"{house_type(top['HOUSE_TY'])} {rate(top)}")
+
+
+# --- National days (KASI) -----------------------------------------------------------------------------------
+
+
+async def national_days(ctx: Ctx) -> Outcome:
+    """Which national days of a year fall on a weekend, and whether a substitute holiday follows them."""
+    year = now(ctx).year + ctx.choice([0, 1])
+    ctx.name(f"{year}", f"{year}년")
+    days = await ctx.call("get_holi_de_info", {"solYear": str(year), "numOfRows": "30"}, reuse=True)
+    rest = await ctx.call("get_rest_de_info", {"solYear": str(year), "numOfRows": "50"}, reuse=True)
+    rows = []
+    for r in days.records:
+        text = str(r.get("locdate", ""))
+        if len(text) == 8:
+            rows.append((dt.date(int(text[:4]), int(text[4:6]), int(text[6:8])), r))
+    if len(rows) < 3:
+        raise Discard("need.no_values", "too few national days")
+    rows.sort(key=lambda t: t[0])
+    weekend = [(d, r) for d, r in rows if d.isoweekday() >= 6]
+    ctx.condition(days, field="locdate", op="weekday", value="토-일", source="user", kept=len(weekend), of=len(rows))
+    ctx.listed(days, total=len(rows), shown=len(rows), criterion="date order")
+    for _, r in rows:
+        ctx.answer(days, "dateName", r["dateName"])
+    # The substitute holiday a weekend national day brings ('대체공휴일(광복절)'), from the year's public holidays.
+    names = {str(r["dateName"]).strip() for _, r in weekend}
+    substitutes = {}
+    for r in rest.records:
+        match = re.fullmatch(r"대체공휴일\((.+)\)", str(r.get("dateName", "")).strip())
+        if match and match.group(1) in names and str(r.get("isHoliday")) == "Y" and len(str(r.get("locdate"))) == 8:
+            text = str(r["locdate"])
+            substitutes[match.group(1)] = dt.date(int(text[:4]), int(text[4:6]), int(text[6:8]))
+    ctx.asked("국경일", str(rows[0][1]["dateName"]))
+    listing = ", ".join(f"{r['dateName']} {d.month}월 {d.day}일({korean.WEEKDAYS[d.weekday()]})" for d, r in rows)
+    if weekend:
+        said = ", ".join(f"{str(r['dateName'])}({korean.WEEKDAYS[d.weekday()]})" for d, r in weekend)
+        tail = f" 주말과 겹치는 날은 {particle(said, '이에요')}."
+        if substitutes:
+            for name in substitutes:
+                ctx.answer(rest, "dateName", f"대체공휴일({name})", shown=f"{name} 대체공휴일")
+            subs = ", ".join(
+                f"{name} 대체공휴일 {d.month}월 {d.day}일({korean.WEEKDAYS[d.weekday()]})"
+                for name, d in substitutes.items()
+            )
+            tail += f" 그 대신 공휴일 목록에 {subs}이 잡혀 있어요."
+        if len(substitutes) < len(weekend):
+            left = [str(r["dateName"]) for _, r in weekend if str(r["dateName"]) not in substitutes]
+            tail += f" {', '.join(left)}에는 대체공휴일이 따로 없어요."
+    else:
+        tail = " 주말과 겹치는 국경일은 하나도 없어요."
+    head = frame(
+        ctx,
+        "f44",
+        (
+            f"{year}년 국경일은 {len(rows)}일이에요: {listing}.",
+            f"{year}년 국경일 {len(rows)}일을 날짜순으로 보면 {listing}.",
+        ),
+    )
+    return Outcome({"year": year}, head + tail, f"주말 {len(weekend)}일")
+
+
+# --- Tourism: a place's contact details ---------------------------------------------------------------------
+
+
+async def site_contact(ctx: Ctx) -> Outcome:
+    sites, site, gu, title = await tourist_site(ctx, content_type=ctx.choice(["12", "14"]))
+    common = await ctx.call(
+        "detail_common2",
+        dict(TOUR),
+        feed=[(Bind.of("area_based_list2", "contentid", "detail_common2", "contentId"), sites, site)],
+        reuse=True,
+    )
+    record = common.records[0]
+    addr = str(record.get("addr1") or "").strip()
+    home = korean.strip_html(record.get("homepage"))
+    tel = str(record.get("tel") or "").strip()
+    intro = korean.first_sentence(record.get("overview")).rstrip(".")
+    if not addr or not intro:
+        raise Discard("need.no_value", "addr1/overview empty")
+    ctx.answer(common, "addr1", addr)
+    ctx.answer(common, "overview", record.get("overview"), shown=intro)
+    ctx.asked("주소", addr)
+    parts = [f"주소는 {korean.josa(addr, '이에요')}."]
+    if tel:
+        ctx.answer(common, "tel", tel)
+        parts.append(f"전화번호는 {korean.josa(tel, '이에요')}.")
+    else:
+        parts.append("전화번호는 안내돼 있지 않아요.")
+    if home:
+        ctx.answer(common, "homepage", record.get("homepage"), shown=home)
+        parts.append(f"홈페이지는 {korean.josa(home, '이에요')}.")
+    else:
+        parts.append("홈페이지 정보는 없어요.")
+    ctx.asked("연락처", tel or "안내돼 있지 않아요")
+    answer = frame(
+        ctx,
+        "f45",
+        (
+            f"관광 안내에는 {title}에 대해 '{intro}'라고 소개돼 있어요. {' '.join(parts)}",
+            f"{' '.join(parts)} 관광 안내에는 '{intro}'라고 소개돼 있어요.",
+        ),
+    )
+    return Outcome({"gu": gu, "site": title}, answer, addr)
 
 
 # --- The catalog -----------------------------------------------------------------------------------------
@@ -1405,6 +2307,71 @@ NEEDS: tuple[Need, ...] = (
     ),
     Need("weekday_holidays", "calendar", DRV, (), weekday_holidays, tools=("get_rest_de_info",), length=1),
     Need("drug_info", "health", SEQ, (), drug_info, tools=("get_drb_easy_drug_list",), length=1, weight=0.5),
+    Need(
+        "weather_at_address",
+        "weather",
+        SEQ,
+        (*ADDRESS_COORD, COORD_NCST),
+        weather_at_address,
+        length=3,
+    ),
+    Need("building_at_address", "real_estate", SEQ, ADDRESS_BUILDING, building_at_address, length=2),
+    Need(
+        "hospitals_near_address",
+        "health",
+        SEQ,
+        (*ADDRESS_COORD, COORD_HOSPITALS),
+        hospitals_near_address,
+        length=3,
+    ),
+    Need(
+        "tago_next_bus",
+        "transport",
+        SEQ,
+        (TAGO_STOP_ARRIVALS,),
+        tago_next_bus,
+        tools=("get_cty_code_list",),
+        length=3,
+    ),
+    Need(
+        "subscription_competition",
+        "housing",
+        SEQ,
+        (Bind.of("get_apt_lttot_pblanc_detail", "PBLANC_NO", "get_apt_lttot_pblanc_cmpet", "cond[PBLANC_NO::EQ]"),),
+        subscription_competition,
+        length=2,
+    ),
+    Need(
+        "national_days",
+        "calendar",
+        DRV,
+        (),
+        national_days,
+        tools=("get_holi_de_info", "get_rest_de_info"),
+        length=2,
+    ),
+    Need(
+        "site_contact",
+        "tourism",
+        SEQ,
+        (REGION_SIDO_TOUR, REGION_SGG_TOUR, Bind.of("area_based_list2", "contentid", "detail_common2", "contentId")),
+        site_contact,
+        length=3,
+    ),
+    Need(
+        "tago_routes_at_stop",
+        "transport",
+        SEQ,
+        (TAGO_STOP_ROUTES,),
+        tago_routes_at_stop,
+        tools=("get_cty_code_list",),
+        length=3,
+    ),
+    Need("officetel_monthly_rent", "real_estate", DRV, (REGION_OFFI_RENT,), officetel_monthly_rent, length=2),
+    Need("compare_dong_population", "region", CMP, (REGION_POPULATION,), compare_dong_population, length=3),
+    Need(
+        "new_places_in_district", "tourism", DRV, (REGION_SIDO_TOUR, REGION_SGG_TOUR), new_places_in_district, length=2
+    ),
     Need(
         "subscription_types",
         "housing",
