@@ -566,7 +566,8 @@ async def air_at_site(ctx: Ctx) -> Outcome:
     return Outcome({"gu": gu, "site": title}, f"{title} 근처는 {text}", short)
 
 
-async def places_in_district(ctx: Ctx) -> Outcome:
+async def district_places(ctx: Ctx) -> tuple[str, str, str, Result]:
+    """Every listed place of one kind (관광지, 음식점, 문화시설) in a district the user names: (gu, city, kind, places)."""
     sido, gu, city = pick_district(ctx)
     code = ctx.spread("kind", ["12", "39", "14"])
     kind = label("content_types", code)
@@ -580,6 +581,11 @@ async def places_in_district(ctx: Ctx) -> Outcome:
         all_pages=True,
         reuse=True,
     )
+    return gu, city, kind, places
+
+
+async def places_in_district(ctx: Ctx) -> Outcome:
+    gu, city, kind, places = await district_places(ctx)
     # Every place, one record each as the API counts them, with its address: the request asks where they are, and
     # two places of one name are told apart by it.
     named = [r for r in places.records if str(r.get("title", "")).strip() and str(r.get("addr1", "")).strip()]
@@ -1922,19 +1928,7 @@ async def compare_dong_population(ctx: Ctx) -> Outcome:
 
 async def new_places_in_district(ctx: Ctx) -> Outcome:
     """The places of a kind most recently added to the tourism listings of a district (newest first)."""
-    sido, gu, city = pick_district(ctx)
-    code = ctx.spread("kind", ["12", "39", "14"])
-    kind = label("content_types", code)
-    region, own = await district(ctx, sido, gu)
-    ctx.name(gu)
-    ctx.name(kind)
-    places = await ctx.call(
-        "area_based_list2",
-        {**TOUR, "contentTypeId": code, "arrange": "A", "numOfRows": "100"},
-        feed=[(REGION_SIDO_TOUR, region, own), (REGION_SGG_TOUR, region, own)],
-        all_pages=True,
-        reuse=True,
-    )
+    gu, city, kind, places = await district_places(ctx)
     rows = sorted(
         (r for r in places.records if str(r.get("title", "")).strip() and len(str(r.get("createdtime", ""))) >= 8),
         key=lambda r: (str(r["createdtime"]), str(r["title"])),
