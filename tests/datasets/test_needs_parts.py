@@ -15,6 +15,7 @@ from datasets.engine import korean
 from datasets.engine.diversity import blank, diversity_report
 from datasets.engine.needs import NEEDS, Phrasebook
 from datasets.engine.needs.catalog import (
+    arrival_said,
     arrival_text,
     distinct,
     hour_span,
@@ -25,6 +26,7 @@ from datasets.engine.needs.catalog import (
     said_stop,
     same_stop,
     spoken_stop,
+    train_heading,
     weekday_hours,
 )
 from datasets.engine.needs.runtime import Ctx, Need, Result
@@ -170,10 +172,23 @@ def test_stops_are_named_as_people_say_them_and_buses_read_as_minutes_and_stops(
     assert arrival_text("곧 도착") == "곧 도착"
 
 
+def test_trains_are_told_by_their_heading_and_arrival_in_words():
+    assert train_heading("용두행 - 낙성대방면") == "용두행(낙성대 방면)"
+    assert train_heading("성수행") == "성수행"
+    assert arrival_said("사당 도착", "사당") == "지금 도착"
+    assert arrival_said("전역 출발", "사당") == "전 역 출발"
+    assert arrival_said("4분 후 (서울대입구)", "사당") == "4분 후(지금 서울대입구)"
+    assert arrival_said("3분 20초 후 (동작)", "사당") == "3분 20초 후(지금 동작)"
+    assert arrival_said("[5]번째 전역 (신대방)", "사당") == "5정거장 전(신대방)"
+    assert arrival_said("운행 정보 없음", "사당") == "운행 정보 없음"  # a message it does not know stays as it came
+
+
 def test_requests_ask_what_their_answers_can_say_in_words_users_write():
     requests = phrases()["requests"]
     # The weather now is read from the current observation: its requests ask about now, not later.
-    for variant in (v for vs in requests["weather_now_at_stop"].values() for v in vs):
+    for variant in (
+        v for need in ("weather_now_at_stop", "weather_at_address") for vs in requests[need].values() for v in vs
+    ):
         assert not re.search(r"우산|소식|이따|나중|내일|오후|저녁|챙겨", variant), variant
     # No API labels: users ask when a bus comes and where the air is worst, not for 'arrival information' or stations.
     for need, registers in requests.items():

@@ -10,7 +10,6 @@ The requests live in korean.yaml beside this module.
 from __future__ import annotations
 
 import datetime as dt
-import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -566,8 +565,9 @@ async def air_at_site(ctx: Ctx) -> Outcome:
     return Outcome({"gu": gu, "site": title}, f"{title} 근처는 {text}", short)
 
 
-async def district_places(ctx: Ctx) -> tuple[str, str, str, Result]:
-    """Every listed place of one kind (관광지, 음식점, 문화시설) in a district the user names: (gu, city, kind, places)."""
+async def district_places(ctx: Ctx, *, arrange: str = "A") -> tuple[str, str, str, Result]:
+    """Every listed place of one kind (관광지, 음식점, 문화시설) in a district the user names: (gu, city, kind, places),
+    in the listing order the need asks for (arrange A 제목순, D 등록일순)."""
     sido, gu, city = pick_district(ctx)
     code = ctx.spread("kind", ["12", "39", "14"])
     kind = label("content_types", code)
@@ -576,7 +576,7 @@ async def district_places(ctx: Ctx) -> tuple[str, str, str, Result]:
     ctx.name(kind)
     places = await ctx.call(
         "area_based_list2",
-        {**TOUR, "contentTypeId": code, "arrange": "A", "numOfRows": "100"},
+        {**TOUR, "contentTypeId": code, "arrange": arrange, "numOfRows": "100"},
         feed=[(REGION_SIDO_TOUR, region, own), (REGION_SGG_TOUR, region, own)],
         all_pages=True,
         reuse=True,
@@ -862,6 +862,7 @@ async def apt_building(ctx: Ctx) -> Outcome:
     ctx.answer(trades, "dealAmount", latest["dealAmount"], shown=korean.manwon(latest["dealAmount"]))
     ctx.asked("층수", f"{fmt(max(floors))}층")
     ctx.asked("사용승인", korean.ymd(days[0]), days[0][:4])
+    ctx.asked("최근 매매가", korean.manwon(latest["dealAmount"]))
     day = days[0]
     approval = f"{day[:4]}년 {int(day[4:6])}월 {int(day[6:8])}일"
     dongs = len(building.records)
@@ -1013,6 +1014,39 @@ async def next_bus(ctx: Ctx) -> Outcome:
     return Outcome({"stop": name}, answer, short[:120])
 
 
+def train_heading(line: str) -> str:
+    """The API's train label as a rider reads it on the platform: '용두행 - 낙성대방면' → '용두행(낙성대 방면)'."""
+    bound, _, via = (part.strip() for part in str(line).partition(" - "))
+    if via.endswith("방면") and via != "방면":
+        return f"{bound}({via[:-2]} 방면)"
+    return str(line).strip()
+
+
+_ARRIVAL_MESSAGES = {
+    "진입": "지금 진입 중",
+    "도착": "지금 도착",
+    "출발": "방금 출발",
+    "전역 진입": "전 역 진입 중",
+    "전역 도착": "전 역 도착",
+    "전역 출발": "전 역 출발",
+}
+
+
+def arrival_said(message: str, station: str) -> str:
+    """The API's arrival message (arvlMsg2) in a sentence's words: '사당 도착' → '지금 도착', '4분 후 (동작)'
+    → '4분 후(지금 동작)', '[5]번째 전역 (신대방)' → '5정거장 전(신대방)'; anything else as it came."""
+    text = str(message).strip()
+    if text.startswith(f"{station} "):
+        text = text[len(station) + 1 :]
+    if text in _ARRIVAL_MESSAGES:
+        return _ARRIVAL_MESSAGES[text]
+    if m := re.fullmatch(r"(\d+분(?:\s*\d+초)?\s*후)\s*\((.+)\)", text):
+        return f"{m[1]}(지금 {m[2]})"
+    if m := re.fullmatch(r"\[(\d+)\]번째 전역\s*\((.+)\)", text):
+        return f"{m[1]}정거장 전({m[2]})"
+    return text
+
+
 async def subway_arrival(ctx: Ctx) -> Outcome:
     station = ctx.spread("station", entries("subway_stations"))
     ctx.name(station, f"{station}역")
@@ -1035,18 +1069,24 @@ async def subway_arrival(ctx: Ctx) -> Outcome:
         seconds = number(r.get("barvlDt"))
         if seconds is None or seconds < 60 or "분" in str(r["arvlMsg2"]):
             return ""
-        return f"약 {math.ceil(seconds / 60)}분"
+        return f"약 {max(1, round(seconds / 60))}분"
 
-    def when(r: Mapping) -> str:
-        return f"{r['arvlMsg2']}, {minutes(r)} 뒤" if minutes(r) else str(r["arvlMsg2"])
+    def heading(r: Mapping) -> str:
+        line = label("subway_lines", r.get("subwayId", ""))
+        return f"{line} {train_heading(r['trainLineNm'])}" if line else train_heading(r["trainLineNm"])
 
     for r in shown:
-        ctx.answer(arrivals, "trainLineNm", r["trainLineNm"])
-        ctx.answer(arrivals, "arvlMsg2", r["arvlMsg2"])
+        if label("subway_lines", r.get("subwayId", "")):
+            ctx.answer(arrivals, "subwayId", r["subwayId"], decoded=label("subway_lines", r["subwayId"]))
+        ctx.answer(arrivals, "trainLineNm", r["trainLineNm"], shown=train_heading(r["trainLineNm"]))
+        ctx.answer(arrivals, "arvlMsg2", r["arvlMsg2"], shown=arrival_said(r["arvlMsg2"], station))
         if minutes(r):
             ctx.answer(arrivals, "barvlDt", r["barvlDt"], shown=minutes(r))
-    ctx.asked("열차", str(shown[0]["trainLineNm"]))
-    lines = "; ".join(f"{r.get('updnLine', '')} {r['trainLineNm']}: {when(r)}".strip() for r in shown)
+    ctx.asked("열차", train_heading(shown[0]["trainLineNm"]))
+    lines = "; ".join(
+        f"{heading(r)} {arrival_said(r['arvlMsg2'], station)}" + (f", {minutes(r)} 뒤" if minutes(r) else "")
+        for r in shown
+    )
     total = len(rows)
     if directions <= len(shown):
         answer = frame(
@@ -1685,7 +1725,7 @@ async def tago_next_bus(ctx: Ctx) -> Outcome:
 
     def when(r: Mapping) -> str:
         seconds = number(r["arrtime"])
-        minutes = "곧 도착" if seconds < 60 else f"약 {math.ceil(seconds / 60)}분 후"
+        minutes = "곧 도착" if seconds < 60 else f"약 {max(1, round(seconds / 60))}분 후"
         return f"{minutes}({r.get('arrprevstationcnt')}정류장 전)"
 
     for r in shown:
@@ -1927,8 +1967,9 @@ async def compare_dong_population(ctx: Ctx) -> Outcome:
 
 
 async def new_places_in_district(ctx: Ctx) -> Outcome:
-    """The places of a kind most recently added to the tourism listings of a district (newest first)."""
-    gu, city, kind, places = await district_places(ctx)
+    """The places of a kind most recently added to the tourism listings of a district (newest first: the listing is
+    asked in that order, arrange D, and every page is read for the total)."""
+    gu, city, kind, places = await district_places(ctx, arrange="D")
     rows = sorted(
         (r for r in places.records if str(r.get("title", "")).strip() and len(str(r.get("createdtime", ""))) >= 8),
         key=lambda r: (str(r["createdtime"]), str(r["title"])),
@@ -1936,7 +1977,7 @@ async def new_places_in_district(ctx: Ctx) -> Outcome:
     )
     if len(rows) < 3:
         raise Discard("need.no_values", f"{len(rows)} places with a date")
-    shown, total = ctx.show(rows, result=places, criterion="createdtime desc (newest listed first)")
+    shown, total = ctx.show(rows, result=places, criterion="createdtime desc (arrange=D, newest listed first)")
 
     def listed(r: Mapping) -> str:
         t = str(r["createdtime"])
