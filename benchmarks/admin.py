@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from django import forms
-from django.contrib import admin, messages
+from django.contrib import admin
 
 from benchmarks.forms import MODEL_FORM_FIELDS
 from benchmarks.models import EvalRun, LeaderboardSettings, ModelEntry, Task, TaskResult
 from benchmarks.services import BenchError, eval_run_resume, model_entry_check
-from kopa_site.jobs import JobError
+from kopa_site.admin_actions import admin_apply_each
 
 
 @admin.register(Task)
@@ -96,13 +96,12 @@ class EvalRunAdmin(admin.ModelAdmin):
 
     @admin.action(description="Resume (stopped runs continue in a new job)")
     def resume_runs(self, request, queryset):
-        for run in queryset:
-            try:
-                job = eval_run_resume(run=run, user=request.user)
-            except (BenchError, JobError) as exc:
-                self.message_user(request, str(exc), messages.WARNING)
-            else:
-                self.message_user(request, f"Run #{run.pk} continues as job #{job.pk}.", messages.SUCCESS)
+        def resume(run):
+            return f"run #{run.pk} as job #{eval_run_resume(run=run, user=request.user).pk}"
+
+        admin_apply_each(
+            modeladmin=self, request=request, queryset=queryset, service=resume, done="Resumed", refused="Not resumed"
+        )
 
 
 @admin.register(TaskResult)
