@@ -8,7 +8,7 @@ from django.contrib import admin
 from benchmarks.forms import MODEL_FORM_FIELDS
 from benchmarks.models import EvalRun, LeaderboardSettings, ModelEntry, Task, TaskResult
 from benchmarks.services import BenchError, eval_run_resume, model_entry_check
-from kopa_site.admin_actions import admin_apply_each
+from kopa_site.admin_actions import run_resume_action
 
 
 @admin.register(Task)
@@ -94,14 +94,7 @@ class EvalRunAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False  # a run is created with its task set pinned: the runs page, the API or bench_run
 
-    @admin.action(description="Resume (stopped runs continue in a new job)")
-    def resume_runs(self, request, queryset):
-        def resume(run):
-            return f"run #{run.pk} as job #{eval_run_resume(run=run, user=request.user).pk}"
-
-        admin_apply_each(
-            modeladmin=self, request=request, queryset=queryset, service=resume, done="Resumed", refused="Not resumed"
-        )
+    resume_runs = run_resume_action(resume=eval_run_resume, description="Resume (stopped runs continue in a new job)")
 
 
 @admin.register(TaskResult)

@@ -71,10 +71,5 @@ class JobAdmin(admin.ModelAdmin):
             return f"job #{job.pk}"
 
         admin_apply_each(
-            modeladmin=self,
-            request=request,
-            queryset=queryset,
-            service=cancel,
-            done="Cancelled or asked to stop",
-            refused="Not cancelled",
+            self, request, queryset, service=cancel, done="Cancelled or asked to stop", refused="Not cancelled"
         )

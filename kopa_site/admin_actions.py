@@ -6,16 +6,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from django.contrib import messages
+from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 
 from kopa_site.errors import DomainError
 
 
 def admin_apply_each(
-    *, modeladmin, request, queryset: Iterable[Any], service: Callable[[Any], str], done: str, refused: str
+    modeladmin, request, queryset: Iterable[Any], *, service: Callable[[Any], str], done: str, refused: str
 ) -> None:
-    """Call `service(row)` for every selected row and report the lot as two admin messages.
+    """Call `service(row)` for every selected row and report the lot as two admin messages. The first three
+    arguments are the admin action's own.
 
     `service` calls the app's service and returns what it did to that row ("run #3 as job #9"); a DomainError
     or PermissionDenied refuses that row alone. The success message is `done` and the rows' lines ("Resumed:
@@ -32,3 +33,18 @@ def admin_apply_each(
         modeladmin.message_user(request, f"{done}: {'; '.join(succeeded)}.", messages.SUCCESS)
     if refusals:
         modeladmin.message_user(request, f"{refused}: {'; '.join(refusals)}", messages.WARNING)
+
+
+def run_resume_action(*, resume: Callable[..., Any], description: str) -> Callable[..., None]:
+    """The admin action that continues each selected stopped run in a new job (the admin's twin of
+    kopa_site.errors.run_resume_view): `resume(run=, user=)` is the app's service, and a run it refuses is
+    reported while the others still resume. Set it on the ModelAdmin as `resume_runs` and list that in `actions`."""
+
+    @admin.action(description=description)
+    def resume_runs(modeladmin, request, queryset) -> None:
+        def resume_one(run) -> str:
+            return f"run #{run.pk} as job #{resume(run=run, user=request.user).pk}"
+
+        admin_apply_each(modeladmin, request, queryset, service=resume_one, done="Resumed", refused="Not resumed")
+
+    return resume_runs

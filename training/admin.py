@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from kopa_site.admin_actions import admin_apply_each
+from kopa_site.admin_actions import run_resume_action
 from training.models import TrainingMetric, TrainingRun
 from training.services import training_run_resume
 
@@ -46,11 +46,6 @@ class TrainingRunAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False  # the start form and the API check the config and the base model first
 
-    @admin.action(description="Resume the selected runs from their last checkpoint")
-    def resume_runs(self, request, queryset):
-        def resume(run):
-            return f"run #{run.pk} as job #{training_run_resume(run=run, user=request.user).pk}"
-
-        admin_apply_each(
-            modeladmin=self, request=request, queryset=queryset, service=resume, done="Resumed", refused="Not resumed"
-        )
+    resume_runs = run_resume_action(
+        resume=training_run_resume, description="Resume the selected runs from their last checkpoint"
+    )

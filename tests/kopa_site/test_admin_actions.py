@@ -33,9 +33,7 @@ def test_a_refused_row_is_reported_and_the_others_still_go_through():
     rows = [SimpleNamespace(pk=pk, resumed=False) for pk in (1, 2, 3, 4)]
     modeladmin = _Admin()
 
-    admin_apply_each(
-        modeladmin=modeladmin, request=None, queryset=rows, service=_resume, done="Resumed", refused="Not resumed"
-    )
+    admin_apply_each(modeladmin, None, rows, service=_resume, done="Resumed", refused="Not resumed")
 
     assert [row.resumed for row in rows] == [True, False, False, True]
     assert modeladmin.sent == [
@@ -47,14 +45,7 @@ def test_a_refused_row_is_reported_and_the_others_still_go_through():
 def test_only_the_messages_that_apply_are_sent():
     modeladmin = _Admin()
 
-    admin_apply_each(
-        modeladmin=modeladmin,
-        request=None,
-        queryset=[SimpleNamespace(pk=2)],
-        service=_resume,
-        done="Resumed",
-        refused="Not resumed",
-    )
+    admin_apply_each(modeladmin, None, [SimpleNamespace(pk=2)], service=_resume, done="Resumed", refused="Not resumed")
 
     assert modeladmin.sent == [("Not resumed: #2: run #2 is still running", messages.WARNING)]
 
@@ -64,11 +55,4 @@ def test_an_error_that_is_not_a_refusal_propagates():
         raise RuntimeError("a bug, not a refusal")
 
     with pytest.raises(RuntimeError, match="a bug"):
-        admin_apply_each(
-            modeladmin=_Admin(),
-            request=None,
-            queryset=[SimpleNamespace(pk=1)],
-            service=broken,
-            done="Resumed",
-            refused="Not resumed",
-        )
+        admin_apply_each(_Admin(), None, [SimpleNamespace(pk=1)], service=broken, done="Resumed", refused="Not resumed")
