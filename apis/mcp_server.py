@@ -19,7 +19,7 @@ from mcp_types.jsonrpc import INVALID_PARAMS
 from apis.engine.function_schema import UnknownFunction
 from apis.models import Tool
 from apis.selectors import catalog_toolset, tool_for_function_call
-from apis.services import CatalogError, Execution, tool_execute_async
+from apis.services import CallOptions, CatalogError, Execution, tool_execute_async
 
 SERVER_NAME = "kopa-catalog"
 MCP_MODES = ("sandbox", "live", "replay")
@@ -57,6 +57,7 @@ def build_server(
     if mode not in MCP_MODES:
         raise ValueError(f"mode must be one of {', '.join(MCP_MODES)}; got {mode!r}")
     toolset, rows = catalog_toolset(tools)
+    options = CallOptions(mode=mode, source_kind="mcp", sandbox_origin=sandbox_origin)
     listed = [
         types.Tool(
             name=schema["function"]["name"],
@@ -75,9 +76,7 @@ def build_server(
         except UnknownFunction:
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {params.name}") from None
         try:
-            execution = await tool_execute_async(
-                tool=tool, params=arguments, mode=mode, source_kind="mcp", sandbox_origin=sandbox_origin
-            )
+            execution = await tool_execute_async(tool=tool, params=arguments, options=options)
         except CatalogError as exc:
             return types.CallToolResult(content=[types.TextContent(text=str(exc))], is_error=True)
         payload = result_payload(execution)

@@ -30,6 +30,7 @@ from apis.selectors import (
     tool_recent_calls,
 )
 from apis.services import (
+    CallOptions,
     credential_clear,
     credential_set,
     drift_check,
@@ -241,14 +242,13 @@ def tool_try(request, pk: int):
     tool_params_check(tool=tool, params=form.params())
     if form.cleaned_data["mode"] == ApiCall.Mode.SANDBOX:
         tool_sandbox_check(tool=tool)
-    execution = tool_execute(
-        tool=tool,
-        params=form.params(),
+    options = CallOptions(
         mode=form.cleaned_data["mode"],
         service_key=form.cleaned_data.get("service_key") or None,
         user=request.user,
         source_kind="page",
     )
+    execution = tool_execute(tool=tool, params=form.params(), options=options)
     return _tried(request, tool, form, _result_context(execution))
 
 

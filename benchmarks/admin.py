@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from django import forms
-from django.contrib import admin, messages
+from django.contrib import admin
 
 from benchmarks.forms import MODEL_FORM_FIELDS
 from benchmarks.models import EvalRun, LeaderboardSettings, ModelEntry, Task, TaskResult
 from benchmarks.services import BenchError, eval_run_resume, model_entry_check
-from kopa_site.jobs import JobError
+from kopa_site.admin_actions import run_resume_action
 
 
 @admin.register(Task)
@@ -94,15 +94,7 @@ class EvalRunAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False  # a run is created with its task set pinned: the runs page, the API or bench_run
 
-    @admin.action(description="Resume (stopped runs continue in a new job)")
-    def resume_runs(self, request, queryset):
-        for run in queryset:
-            try:
-                job = eval_run_resume(run=run, user=request.user)
-            except (BenchError, JobError) as exc:
-                self.message_user(request, str(exc), messages.WARNING)
-            else:
-                self.message_user(request, f"Run #{run.pk} continues as job #{job.pk}.", messages.SUCCESS)
+    resume_runs = run_resume_action(resume=eval_run_resume, description="Resume (stopped runs continue in a new job)")
 
 
 @admin.register(TaskResult)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextvars
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from apis.engine.errors import EngineError
@@ -21,7 +21,7 @@ from apis.engine.executor import Mode, ToolCall
 from apis.engine.function_schema import FunctionToolset, function_schema, tool_identity
 from apis.engine.normalize import NormalizedResult
 from apis.models import Tool
-from apis.services import ToolExecutionError, tool_execute_async
+from apis.services import CallOptions, ToolExecutionError, tool_execute_async
 from benchmarks.engine.backends.base import Backend, ModelRequest, ModelTurn
 from benchmarks.engine.runner import EpisodeResult, ExecutorToolEnvironment, ToolEnvironment
 from benchmarks.engine.task import Task
@@ -131,9 +131,13 @@ class _LoggingExecutor:
     def __init__(self, catalog: Catalog, *, mode: str, clock: str, source_prefix: str, sandbox_origin: str | None):
         self.catalog = catalog
         self.mode = Mode(mode)
-        self.sandbox_headers = {"X-Sandbox-Now": clock} if clock else {}
         self.source_prefix = source_prefix
-        self.sandbox_origin = sandbox_origin
+        self.options = CallOptions(
+            mode=self.mode.value,
+            source_kind=SOURCE_KIND,
+            sandbox_origin=sandbox_origin,
+            sandbox_headers={"X-Sandbox-Now": clock} if clock else {},
+        )
 
     async def execute(self, call: ToolCall) -> NormalizedResult:
         row = self.catalog.rows[tool_identity(call.tool)]
@@ -141,13 +145,7 @@ class _LoggingExecutor:
         source_id = f"{self.source_prefix}/{turn.seed}/{turn.step}" if turn else self.source_prefix
         try:
             execution = await tool_execute_async(
-                tool=row,
-                params=dict(call.params),
-                mode=self.mode.value,
-                source_kind=SOURCE_KIND,
-                source_id=source_id,
-                sandbox_origin=self.sandbox_origin,
-                sandbox_headers=self.sandbox_headers,
+                tool=row, params=dict(call.params), options=replace(self.options, source_id=source_id)
             )
         except ToolExecutionError as error:  # e.g. live mode without a key; the text never holds a key
             raise EngineError(str(error)) from None

@@ -554,20 +554,16 @@ def _observation(result) -> dict[str, Any]:
 def _execute(trajectory: Trajectory, call: TrajectoryCall, params: dict[str, Any], user) -> tuple[dict, int]:
     """One call through the catalog's executor in sandbox mode: (the observation, the ApiCall id)."""
     from apis.models import Tool
-    from apis.services import ToolExecutionError, tool_execute
+    from apis.services import CallOptions, ToolExecutionError, tool_execute
 
     tool = call.step.tool or Tool.objects.filter(function_name=call.tool_name).first()
     if tool is None:
         raise ReviewError(f"the tool {call.tool_name!r} of call {call.seq} is no longer in the catalog")
     try:
-        execution = tool_execute(
-            tool=tool,
-            params=params,
-            mode="sandbox",
-            user=user,
-            source_kind=REVIEW_SOURCE,
-            source_id=f"{trajectory.pk}/{call.seq}",
+        options = CallOptions(
+            mode="sandbox", user=user, source_kind=REVIEW_SOURCE, source_id=f"{trajectory.pk}/{call.seq}"
         )
+        execution = tool_execute(tool=tool, params=params, options=options)
     except ToolExecutionError as exc:
         raise ReviewError(f"call {call.seq} could not be made: {exc}") from None
     return _observation(execution.result), execution.call.pk

@@ -28,7 +28,7 @@ from django.utils import timezone
 
 from apis.engine.function_schema import function_schema
 from apis.models import ApiCall, Tool
-from apis.services import MODES, CallLog, ToolExecutionError, tool_execute_async
+from apis.services import MODES, CallLog, CallOptions, ToolExecutionError, tool_execute_async
 from datasets.engine import export as export_engine
 from datasets.engine import phrasing
 from datasets.engine.dedupe import Deduper, dedupe_key
@@ -233,17 +233,16 @@ def _with_call_ids(executions: Iterable[Execution]) -> None:
 
 
 def _executor(run: SynthesisRun, attempt: int, rows: Mapping[int, Tool], params: Mapping[str, Any], log: CallLog):
+    options = CallOptions(
+        mode=params["mode"],
+        sandbox_origin=params["sandbox_origin"] or None,
+        source_kind=SOURCE_KIND,
+        source_id=f"{run.pk}/{attempt}",
+    )
+
     async def execute(tool: ToolMeta, args: dict[str, Any]):
         try:
-            execution = await tool_execute_async(
-                tool=rows[tool.id],
-                params=args,
-                mode=params["mode"],
-                sandbox_origin=params["sandbox_origin"] or None,
-                source_kind=SOURCE_KIND,
-                source_id=f"{run.pk}/{attempt}",
-                log=log,
-            )
+            execution = await tool_execute_async(tool=rows[tool.id], params=args, options=options, log=log)
         except ToolExecutionError as exc:  # e.g. live mode without a key; the text never holds one
             raise RuntimeError(str(exc)) from None
         return _Observed(execution)

@@ -2,11 +2,11 @@
 
 import json
 
-from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
+from django.contrib import admin
 from django.utils.html import format_html
 
-from kopa_site.jobs import JobError, job_cancel
+from kopa_site.admin_actions import admin_apply_each
+from kopa_site.jobs import job_cancel
 from kopa_site.models import Job
 
 
@@ -66,14 +66,10 @@ class JobAdmin(admin.ModelAdmin):
 
     @admin.action(description="Cancel selected jobs")
     def cancel_jobs(self, request, queryset):
-        cancelled, refused = 0, []
-        for job in queryset:
-            try:
-                job_cancel(job=job, user=request.user)
-                cancelled += 1
-            except (JobError, PermissionDenied) as exc:
-                refused.append(f"#{job.pk}: {exc}")
-        if cancelled:
-            self.message_user(request, f"Cancelled or asked to stop {cancelled} job(s).", messages.SUCCESS)
-        if refused:
-            self.message_user(request, "Not cancelled: " + "; ".join(refused), messages.WARNING)
+        def cancel(job):
+            job_cancel(job=job, user=request.user)
+            return f"job #{job.pk}"
+
+        admin_apply_each(
+            self, request, queryset, service=cancel, done="Cancelled or asked to stop", refused="Not cancelled"
+        )

@@ -3,11 +3,11 @@ config and the base model), with resume as an action, and the logged metrics inl
 
 from __future__ import annotations
 
-from django.contrib import admin, messages
+from django.contrib import admin
 
-from kopa_site.jobs import JobError
+from kopa_site.admin_actions import run_resume_action
 from training.models import TrainingMetric, TrainingRun
-from training.services import TrainingError, training_run_resume
+from training.services import training_run_resume
 
 
 class TrainingMetricInline(admin.TabularInline):
@@ -46,12 +46,6 @@ class TrainingRunAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False  # the start form and the API check the config and the base model first
 
-    @admin.action(description="Resume the selected runs from their last checkpoint")
-    def resume_runs(self, request, queryset):
-        for run in queryset:
-            try:
-                job = training_run_resume(run=run, user=request.user)
-            except (TrainingError, JobError) as exc:
-                self.message_user(request, f"Run #{run.pk}: {exc}", messages.ERROR)
-            else:
-                self.message_user(request, f"Run #{run.pk} continues as job #{job.pk}.", messages.SUCCESS)
+    resume_runs = run_resume_action(
+        resume=training_run_resume, description="Resume the selected runs from their last checkpoint"
+    )

@@ -28,6 +28,7 @@ from apis.api.serializers import (
 from apis.filtersets import ApiCallFilterSet, ApiServiceFilterSet, ProviderFilterSet, ToolFilterSet
 from apis.selectors import call_list, credential_status, provider_list, service_list, tool_function_schema, tool_list
 from apis.services import (
+    CallOptions,
     catalog_import,
     credential_clear,
     credential_set,
@@ -147,9 +148,7 @@ class ToolViewSet(viewsets.ReadOnlyModelViewSet):
         body.is_valid(raise_exception=True)
         data = body.validated_data
         tool_params_check(tool=tool, params=data["params"])
-        execution = tool_execute(
-            tool=tool,
-            params=data["params"],
+        options = CallOptions(
             mode=data["mode"],
             service_key=data.get("service_key") or None,
             record_target=data.get("record_target"),
@@ -157,6 +156,7 @@ class ToolViewSet(viewsets.ReadOnlyModelViewSet):
             user=request.user,
             source_kind="api",
         )
+        execution = tool_execute(tool=tool, params=data["params"], options=options)
         result = execution.result.to_dict()
         return Response({"call": execution.call.pk, **result})
 

@@ -60,7 +60,7 @@ class Execution:
 
 @dataclass(frozen=True)
 class CallOptions:
-    """How a call is made and logged: what every tool_execute* entry point takes, as one object or as keywords.
+    """How a call is made and logged: the one object every tool_execute* entry point takes (none is CallOptions()).
 
     mode: live (the service's base URL with the provider's key, or `service_key`), sandbox (the same URL on the
     sandbox origin), record (call `record_target` and keep the body for replay) or replay (answer from a
@@ -78,15 +78,6 @@ class CallOptions:
     record_target: str | None = None
     sandbox_origin: str | None = None
     sandbox_headers: dict[str, str] | None = None
-
-
-def _options(options: CallOptions | None, given: dict[str, Any]) -> CallOptions:
-    """The options object, or one made of the keywords (an unknown keyword is a TypeError naming it)."""
-    if options is None:
-        return CallOptions(**given)
-    if given:
-        raise TypeError(f"pass either options or keywords, not both (got {', '.join(sorted(given))})")
-    return options
 
 
 @dataclass
@@ -419,16 +410,13 @@ def _failure_of(plan: _Plan, error: Exception) -> NormalizedResult:
     return failure(INTERNAL_ERROR, redact(str(error) or type(error).__name__, plan.secrets))
 
 
-def tool_execute(
-    *, tool: Tool, params: dict[str, Any] | None = None, options: CallOptions | None = None, **given: Any
-) -> Execution:
-    """Execute a tool through the one executor and log it as an ApiCall; `options` (or its fields as keywords)
-    say how (CallOptions).
+def tool_execute(*, tool: Tool, params: dict[str, Any] | None = None, options: CallOptions | None = None) -> Execution:
+    """Execute a tool through the one executor and log it as an ApiCall; `options` say how (CallOptions).
 
     API failures come back as a result with its error class; ToolExecutionError means the call could not be made
     as asked (its text never holds the key).
     """
-    options = _options(options, given)
+    options = options or CallOptions()
     # Named for the key, so an error report finds the key here and masks it in every frame (exception_reporter).
     service_key = options.service_key  # noqa: F841
     plan = _plan(tool=tool, params=params, options=options)
@@ -461,12 +449,12 @@ class PendingExecution:
 
 
 def tool_execute_submit(
-    *, tool: Tool, params: dict[str, Any] | None = None, options: CallOptions | None = None, **given: Any
+    *, tool: Tool, params: dict[str, Any] | None = None, options: CallOptions | None = None
 ) -> PendingExecution:
     """Start one call without waiting for it, for callers that keep many in flight and act on each as it
     finishes (the EDGE verifier's pipeline). Wait with concurrent.futures.wait on .future; result() logs it.
     Raises ToolExecutionError at once when the call cannot be made as asked."""
-    options = _options(options, given)
+    options = options or CallOptions()
     service_key = options.service_key  # noqa: F841 (see tool_execute)
     plan = _plan(tool=tool, params=params, options=options)
     return PendingExecution(plan)
@@ -478,11 +466,10 @@ async def tool_execute_async(
     params: dict[str, Any] | None = None,
     options: CallOptions | None = None,
     log: CallLog | None = None,
-    **given: Any,
 ) -> Execution:
     """tool_execute for async callers (the MCP server): the same arguments, database work off the loop. With `log`,
     the ApiCall row goes into it, to be stored by its flush() (a call the executor failed on is stored at once)."""
-    options = _options(options, given)
+    options = options or CallOptions()
     service_key = options.service_key  # noqa: F841 (see tool_execute)
     plan = await sync_to_async(_plan)(tool=tool, params=params, options=options)
     try:
@@ -500,13 +487,12 @@ def tool_execute_many(
     calls: Sequence[tuple[Tool, dict[str, Any]]],
     concurrency: int | None = None,
     options: CallOptions | None = None,
-    **given: Any,
 ) -> list[Execution]:
     """Execute many calls at once (provider rate and concurrency limits still apply); results in order.
 
     An engine fault in one call is logged as that call's INTERNAL_ERROR result; the others go on.
     """
-    options = _options(options, given)
+    options = options or CallOptions()
     service_key = options.service_key  # noqa: F841 (see tool_execute)
     plans = [_plan(tool=tool, params=params, options=options) for tool, params in calls]
     outcomes = _runtime().run(_run_many(plans, concurrency))

@@ -5,6 +5,7 @@ calls in flight, shares identical calls, and stores each trial as soon as it set
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import hashlib
 import json
 import logging
@@ -16,7 +17,7 @@ from django.db import transaction
 from django.db.models import Count
 
 from apis.models import ApiCall, Tool
-from apis.services import Execution, PendingExecution, ToolExecutionError, tool_execute_submit
+from apis.services import CallOptions, Execution, PendingExecution, ToolExecutionError, tool_execute_submit
 from graphs.engine import domains as value_domains
 from graphs.engine import posterior, transforms
 from graphs.engine import trials as trial_engine
@@ -440,6 +441,14 @@ class _Pipeline:
         self.waiters: dict[tuple[str, tuple[int, str]], list[_Trial]] = defaultdict(list)
         self.finished: dict[tuple[str, tuple[int, str]], Execution] = {}  # shared results of the round
         self.settled: list[_Trial] = []
+        # Every call of the round is made the same way; only a source call expects no records.
+        self.source_options = CallOptions(
+            mode=self.params["mode"],
+            sandbox_origin=self.params["sandbox_origin"] or None,
+            source_kind=TRIAL_SOURCE_KIND,
+            source_id=str(worker.run.pk),
+        )
+        self.step_options = dataclasses.replace(self.source_options, expect_records=True)
 
     def run(self) -> None:
         try:
@@ -500,15 +509,8 @@ class _Pipeline:
 
     def _submit(self, stage: str, key: tuple[int, str], tool: Tool, params: dict[str, str]) -> None:
         try:
-            pending = tool_execute_submit(
-                tool=tool,
-                params=params,
-                mode=self.params["mode"],
-                sandbox_origin=self.params["sandbox_origin"] or None,
-                source_kind=TRIAL_SOURCE_KIND,
-                source_id=str(self.worker.run.pk),
-                expect_records=stage != _SOURCE,
-            )
+            options = self.source_options if stage == _SOURCE else self.step_options
+            pending = tool_execute_submit(tool=tool, params=params, options=options)
         except ToolExecutionError as exc:
             # The call cannot be made as asked (e.g. live mode without a key): the trials waiting are skipped.
             for trial in self.waiters.pop((stage, key)):

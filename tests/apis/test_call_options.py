@@ -1,26 +1,32 @@
-"""The tool_execute* entry points take one CallOptions, or its fields as keywords: the same call either way."""
+"""The tool_execute* entry points take one CallOptions (none is CallOptions()); its fields are not keywords of theirs."""
 
 from __future__ import annotations
 
 import pytest
 
 from apis.models import ApiCall
-from apis.services import CallOptions, tool_execute, tool_execute_many, tool_execute_submit
+from apis.services import CallOptions, tool_execute, tool_execute_async, tool_execute_many, tool_execute_submit
 from tests.apis.conftest import APT_TRADE_PARAMS
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 
-def test_an_options_object_and_keywords_make_the_same_call(apt_trade, executor_settings, reviewer):
+def test_the_options_object_says_how_the_call_is_made_and_logged(apt_trade, executor_settings, reviewer):
     options = CallOptions(mode="sandbox", user=reviewer, source_kind="job", source_id=7)
-    by_object = tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS, options=options)
-    by_keywords = tool_execute(
-        tool=apt_trade, params=APT_TRADE_PARAMS, mode="sandbox", user=reviewer, source_kind="job", source_id=7
+    execution = tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS, options=options)
+    row = ApiCall.objects.get(pk=execution.call.pk)
+    assert (row.mode, row.source_kind, row.source_id, row.created_by_id, row.ok) == (
+        "sandbox",
+        "job",
+        "7",
+        reviewer.pk,
+        True,
     )
-    rows = ApiCall.objects.filter(pk__in=[by_object.call.pk, by_keywords.call.pk])
-    assert {(r.mode, r.source_kind, r.source_id, r.created_by_id, r.ok) for r in rows} == {
-        ("sandbox", "job", "7", reviewer.pk, True)
-    }
+
+
+def test_no_options_is_the_default_options(apt_trade, executor_settings):
+    execution = tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS)
+    assert (execution.call.mode, execution.call.source_kind) == (CallOptions().mode, "")
 
 
 def test_many_and_submit_take_the_same_options(apt_trade, executor_settings):
@@ -31,11 +37,12 @@ def test_many_and_submit_take_the_same_options(apt_trade, executor_settings):
     assert [e.call.source_kind for e in (first, second, third)] == ["walk"] * 3
 
 
-def test_options_and_keywords_together_or_an_unknown_keyword_are_refused(apt_trade):
-    with pytest.raises(TypeError, match="either options or keywords"):
-        tool_execute(tool=apt_trade, options=CallOptions(), mode="replay")
-    with pytest.raises(TypeError, match="moed"):
-        tool_execute(tool=apt_trade, moed="replay")
+@pytest.mark.parametrize("entry", [tool_execute, tool_execute_submit, tool_execute_async])
+def test_an_option_given_as_a_keyword_is_refused(entry, apt_trade):
+    with pytest.raises(TypeError, match="mode"):
+        entry(tool=apt_trade, mode="replay")  # the async entry point refuses it before a coroutine is made
+    with pytest.raises(TypeError, match="source_kind"):
+        tool_execute_many(calls=[(apt_trade, APT_TRADE_PARAMS)], source_kind="walk")
     assert not ApiCall.objects.exists()
 
 

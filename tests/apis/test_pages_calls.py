@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from apis.models import ApiCall
-from apis.services import tool_execute
+from apis.services import CallOptions, tool_execute
 from tests.apis.conftest import APT_TRADE, APT_TRADE_PARAMS
 
 pytestmark = pytest.mark.django_db
@@ -83,7 +83,7 @@ def test_a_call_page_shows_the_request_records_and_raw_body(client_as, annotator
 
 @pytest.mark.slow
 def test_reviewers_check_drift_from_the_call_page(client_as, reviewer, apt_trade, executor_settings):
-    call = tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS, mode="record").call
+    call = tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS, options=CallOptions(mode="record")).call
     client = client_as(reviewer)
     assert "Check for drift" in client.get(reverse("apis:call", args=[call.pk])).content.decode()
 

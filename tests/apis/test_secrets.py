@@ -24,7 +24,7 @@ from django.urls import reverse
 from apis.engine.errors import secret_forms
 from apis.mcp_server import build_server
 from apis.models import ApiCall, ApiService, Credential, Tool
-from apis.services import ExecutorFault, drift_check, tool_execute
+from apis.services import CallOptions, ExecutorFault, drift_check, tool_execute
 from tests.apis.conftest import APT_TRADE, APT_TRADE_PARAMS, SECRET_KEY, in_thread
 from tests.support.fixture_server import FixtureServer
 
@@ -120,7 +120,7 @@ def test_the_key_is_nowhere_after_every_kind_of_call(keyed_tool, admin, admin_ap
         fault = api({"params": APT_TRADE_PARAMS, "mode": "live"})
         assert fault.status_code == 502
         try:
-            tool_execute(tool=tool, params=APT_TRADE_PARAMS, mode="live")
+            tool_execute(tool=tool, params=APT_TRADE_PARAMS, options=CallOptions(mode="live"))
         except ExecutorFault as exc:
             errors.append(exc)
     assert len(errors) == 1

@@ -13,7 +13,7 @@ import pytest
 from django.core.cache import cache
 
 from apis.models import ApiCall, ApiService, Tool
-from apis.services import credential_set, tool_execute
+from apis.services import CallOptions, credential_set, tool_execute
 from tests.apis.conftest import APT_TRADE, APT_TRADE_PARAMS
 from tests.support.listener import Listener, http_answer
 
@@ -91,7 +91,9 @@ def test_a_call_that_went_out_is_logged_even_with_values_the_log_cannot_store(li
     tool, listener = live
     # An unforeseen value slips by the check.
     monkeypatch.setattr("apis.services.execution.check_value", lambda value, **kwargs: None)
-    execution = tool_execute(tool=tool, params={**APT_TRADE_PARAMS, "x": float("inf")}, mode="live")
+    execution = tool_execute(
+        tool=tool, params={**APT_TRADE_PARAMS, "x": float("inf")}, options=CallOptions(mode="live")
+    )
     assert listener.hits == 1
     row = ApiCall.objects.get(pk=execution.call.pk)
     assert "inf" in row.params["unstorable"]

@@ -13,6 +13,7 @@ from apis.models import ApiCall, ApiService, Tool
 from apis.sandbox.config import DEMO_KEY
 from apis.services import (
     CallLog,
+    CallOptions,
     MissingCredential,
     ToolExecutionError,
     credential_set,
@@ -41,7 +42,9 @@ def live_at_sandbox(tool, sandbox_url: str) -> None:
 
 @pytest.mark.smoke
 def test_sandbox_mode_returns_records_and_logs_one_call(apt_trade, executor_settings, reviewer):
-    execution = tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS, user=reviewer, source_kind="job", source_id=7)
+    execution = tool_execute(
+        tool=apt_trade, params=APT_TRADE_PARAMS, options=CallOptions(user=reviewer, source_kind="job", source_id=7)
+    )
 
     result, call = execution.result, execution.call
     assert result.ok and result.error_class is None
@@ -66,7 +69,7 @@ def test_sandbox_mode_returns_records_and_logs_one_call(apt_trade, executor_sett
 def test_live_mode_uses_the_providers_stored_key(apt_trade, executor_settings, catalog_sandbox):
     live_at_sandbox(apt_trade, catalog_sandbox)
 
-    execution = tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS, mode="live")
+    execution = tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS, options=CallOptions(mode="live"))
 
     assert execution.result.ok and len(execution.result.records) == 10
     assert (execution.call.mode, execution.call.target) == ("live", "live")
@@ -77,39 +80,45 @@ def test_live_mode_without_a_key_is_a_clear_error_before_any_call(apt_trade, exe
     with pytest.raises(
         MissingCredential, match=r"live mode needs a service key for 국토교통부 \(apis.data.go.kr/1613000\)"
     ):
-        tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS, mode="live")
+        tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS, options=CallOptions(mode="live"))
     assert ApiCall.objects.count() == 0
 
 
 def test_a_recording_answers_replay_and_a_miss_says_so(apt_trade, executor_settings):
-    missed = tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS, mode="replay")
+    missed = tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS, options=CallOptions(mode="replay"))
     assert (missed.result.ok, missed.result.error_class) == (False, errors.REPLAY_MISS)
     assert "no recorded call" in missed.call.result_msg and missed.call.mode == "replay"
 
-    recorded = tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS, mode="record", record_target="sandbox")
+    recorded = tool_execute(
+        tool=apt_trade, params=APT_TRADE_PARAMS, options=CallOptions(mode="record", record_target="sandbox")
+    )
     assert recorded.result.ok and recorded.call.is_recording and recorded.call.target == "sandbox"
     assert recorded.call.content_type.startswith("application/xml")
 
-    replayed = tool_execute(tool=apt_trade, params={"DEAL_YMD": "202407", "LAWD_CD": "11680"}, mode="replay")
+    replayed = tool_execute(
+        tool=apt_trade, params={"DEAL_YMD": "202407", "LAWD_CD": "11680"}, options=CallOptions(mode="replay")
+    )
     assert replayed.result.ok and replayed.result.records == recorded.result.records
     assert replayed.call.request_hash == recorded.call.request_hash == missed.call.request_hash
     assert not replayed.call.is_recording
 
-    other = tool_execute(tool=apt_trade, params={**APT_TRADE_PARAMS, "pageNo": 2}, mode="replay")
+    other = tool_execute(tool=apt_trade, params={**APT_TRADE_PARAMS, "pageNo": 2}, options=CallOptions(mode="replay"))
     assert other.result.error_class == errors.REPLAY_MISS
 
 
 def test_record_mode_can_record_live(apt_trade, executor_settings, catalog_sandbox):
     live_at_sandbox(apt_trade, catalog_sandbox)
-    recorded = tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS, mode="record", record_target="live")
+    recorded = tool_execute(
+        tool=apt_trade, params=APT_TRADE_PARAMS, options=CallOptions(mode="record", record_target="live")
+    )
     assert recorded.call.target == "live" and recorded.call.is_recording
 
-    assert tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS, mode="replay").result.ok
+    assert tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS, options=CallOptions(mode="replay")).result.ok
 
 
 def test_an_unknown_mode_or_bad_params_are_refused(apt_trade, executor_settings):
     with pytest.raises(ToolExecutionError, match="unknown mode 'test'"):
-        tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS, mode="test")
+        tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS, options=CallOptions(mode="test"))
     with pytest.raises(ToolExecutionError, match="JSON object"):
         tool_execute(tool=apt_trade, params=["LAWD_CD"])
     assert ApiCall.objects.count() == 0
@@ -117,7 +126,9 @@ def test_an_unknown_mode_or_bad_params_are_refused(apt_trade, executor_settings)
 
 @pytest.mark.django_db(transaction=True)
 def test_the_async_entry_point_logs_the_same_way(apt_trade, executor_settings):
-    execution = in_thread(lambda: tool_execute_async(tool=apt_trade, params=APT_TRADE_PARAMS, source_kind="mcp"))
+    execution = in_thread(
+        lambda: tool_execute_async(tool=apt_trade, params=APT_TRADE_PARAMS, options=CallOptions(source_kind="mcp"))
+    )
 
     assert execution.result.ok
     assert ApiCall.objects.get().source_kind == "mcp"
@@ -195,7 +206,7 @@ def test_injected_environmental_faults_are_retried_to_the_limit(apt_trade, execu
     ],
 )
 def test_structural_failures_are_not_retried(apt_trade, executor_settings, params, service_key, error_class):
-    execution = tool_execute(tool=apt_trade, params=params, service_key=service_key)
+    execution = tool_execute(tool=apt_trade, params=params, options=CallOptions(service_key=service_key))
 
     assert (execution.result.ok, execution.result.error_class, execution.result.attempts) == (False, error_class, 1)
     assert execution.call.error_class == error_class and execution.call.http_status is not None
@@ -208,7 +219,7 @@ def test_a_transient_failure_is_retried_until_it_succeeds(apt_trade, executor_se
         credential_set(provider=apt_trade.service.provider, service_key="live-key-1234")
         live.fail_next(path, "503", "reset")
 
-        execution = tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS, mode="live")
+        execution = tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS, options=CallOptions(mode="live"))
 
         assert (execution.result.ok, execution.result.attempts, live.hits(path)) == (True, 3, 3)
         assert live.requests[-1].query["serviceKey"] == "live-key-1234"
@@ -225,7 +236,7 @@ def test_provider_rate_limits_are_honoured(apt_trade, executor_settings):
     provider.save()
     apt_trade.service.provider = provider
     started = time.perf_counter()
-    executions = tool_execute_many(calls=calls, source_kind="edge_trial", source_id="42")
+    executions = tool_execute_many(calls=calls, options=CallOptions(source_kind="edge_trial", source_id="42"))
     limited = time.perf_counter() - started
 
     assert all(e.result.ok for e in executions)
@@ -241,7 +252,7 @@ def test_bodies_over_the_cap_keep_only_their_hash_unless_recorded(apt_trade, exe
     executor_settings.KOPA_EXECUTOR = {**executor_settings.KOPA_EXECUTOR, "body_cap_bytes": 100}
 
     plain = tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS).call
-    recorded = tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS, mode="record").call
+    recorded = tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS, options=CallOptions(mode="record")).call
 
     assert plain.body_gz is None and len(plain.body_sha256) == 64 and plain.bytes > 100
     assert recorded.has_body and recorded.body_sha256 == plain.body_sha256
@@ -251,7 +262,7 @@ def test_bodies_over_the_cap_keep_only_their_hash_unless_recorded(apt_trade, exe
 
 
 def test_a_drift_check_of_an_unchanged_answer_finds_none(apt_trade, executor_settings):
-    recorded = tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS, mode="record").call
+    recorded = tool_execute(tool=apt_trade, params=APT_TRADE_PARAMS, options=CallOptions(mode="record")).call
 
     outcome = drift_check(call=recorded)
 
@@ -268,7 +279,7 @@ def test_a_drift_check_reports_fields_and_counts_that_changed(catalog, executor_
     register = Tool.objects.select_related("service__provider").get(function_name="get_br_title_info")
     assert register.json_switch  # answers JSON, which is easy to doctor below
     params = {"sigunguCd": "11680", "bjdongCd": "10300", "numOfRows": 5}
-    call = tool_execute(tool=register, params=params, mode="record").call
+    call = tool_execute(tool=register, params=params, options=CallOptions(mode="record")).call
     body = json.loads(call.body_text)
     items = body["response"]["body"]["items"]["item"]
     assert len(items) == 5

@@ -155,6 +155,23 @@ def test_reviewers_resume_a_stopped_run_from_its_page(client_as, annotator, revi
     assert Job.objects.get().kind == "bench.evaluate"
 
 
+def test_the_admin_resumes_the_stopped_runs_and_reports_the_others(client_as, admin, oracle_run, oracle_model):
+    from benchmarks.services import eval_run_create
+
+    stopped = eval_run_create(model=oracle_model, task_codes=["demo-holiday-oct"])
+    EvalRun.objects.filter(pk=stopped.pk).update(status=EvalRun.Status.STOPPED)
+    response = client_as(admin).post(
+        reverse("admin:benchmarks_evalrun_changelist"),
+        {"action": "resume_runs", "_selected_action": [oracle_run.pk, stopped.pk]},
+        follow=True,
+    )
+
+    job = Job.objects.get()
+    sent = [str(message) for message in response.context["messages"]]
+    assert f"Resumed: run #{stopped.pk} as job #{job.pk}." in sent
+    assert any(m.startswith(f"Not resumed: #{oracle_run.pk}: ") and "has finished" in m for m in sent), sent
+
+
 def test_the_admin_lists_and_opens_every_benchmark_model(client_as, admin, oracle_run):
     browser = client_as(admin)
     result = TaskResult.objects.filter(run=oracle_run).first()

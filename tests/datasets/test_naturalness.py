@@ -15,6 +15,7 @@ from datasets.engine.needs import NEEDS, NeedPlanner, Verified
 from datasets.engine.needs.catalog import phrases
 from datasets.engine.needs.runtime import Bind
 from graphs.engine.walk import ToolMeta
+from tests.support.request_values import REQUEST_SLOT_VALUES
 
 SCHEMAS = [
     {
@@ -236,28 +237,13 @@ def test_amounts_read_as_people_say_them():
 
 def test_every_request_of_the_catalog_is_free_of_artifacts_procedures_and_codes():
     values = {
+        **REQUEST_SLOT_VALUES,
         "stop": "혜화역.마로니에공원",
         "gu": "관악구",
         "gu1": "관악구",
         "gu2": "동작구",
         "dong": "봉천동",
-        "city": "서울",
         "sido": "서울",
-        "site": "낙산공원",
-        "kind": "관광지",
-        "month": 10,
-        "budget": "5억 원",
-        "apt": "벽산봉천",
-        "station": "혜화",
-        "hospital": "봉천연세의원",
-        "hour": "밤 10시",
-        "date": "12월 25일",
-        "year": 2027,
-        "drug": "타이레놀",
-        "region": "서울",
-        "house": "염곡역 포레나 2차",
-        "address": "관악구 봉천대로 123-15",
-        "radius": "500m",
         "deposit": "2,000만 원",
         "dong1": "봉천동",
         "dong2": "신림동",

@@ -33,6 +33,7 @@ from datasets.engine.needs.runtime import Ctx, Need, Result
 from datasets.engine.sample import compact, draw, markdown
 from datasets.engine.synthesis import Discard, StepRun
 from graphs.engine.walk import ToolMeta
+from tests.support.request_values import REQUEST_SLOT_VALUES
 
 
 def test_stop_labels_read_as_users_type_them_and_still_match_their_record():
@@ -278,27 +279,7 @@ def test_every_value_a_request_names_reads_as_a_word_of_it():
         {"gu": "은평구", "gu1": "은평구", "gu2": "종로구", "dong": "봉천동", "dong1": "봉천동", "dong2": "신림동"},
         {"gu": "관악구", "gu1": "강남구", "gu2": "마포구", "dong": "혜화동", "dong1": "대치동", "dong2": "역삼동"},
     ]
-    common = {
-        "stop": "혜화역 1번 출구",
-        "city": "서울",
-        "sido": "부산",
-        "site": "낙산공원",
-        "kind": "관광지",
-        "month": 10,
-        "budget": "5억 원",
-        "deposit": "3,000만 원",
-        "apt": "벽산봉천",
-        "station": "혜화",
-        "hospital": "봉천연세의원",
-        "hour": "밤 10시",
-        "date": "12월 25일",
-        "year": 2027,
-        "drug": "타이레놀",
-        "region": "서울",
-        "house": "염곡역 포레나 2차",
-        "address": "관악구 봉천대로 123-15",
-        "radius": "500m",
-    }
+    common = {**REQUEST_SLOT_VALUES, "stop": "혜화역 1번 출구", "sido": "부산", "deposit": "3,000만 원"}
     for need, registers in phrases()["requests"].items():
         for template in (v for vs in registers.values() for v in vs):
             for sample in samples:

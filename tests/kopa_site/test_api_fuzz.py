@@ -22,7 +22,7 @@ from schemathesis.generation import GenerationMode
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
 from apis.models import Tool
-from apis.services import catalog_import_bundled, tool_execute
+from apis.services import CallOptions, catalog_import_bundled, tool_execute
 from kopa_site.models import Job
 from tests.apis.conftest import FAST_EXECUTOR
 
@@ -91,7 +91,9 @@ def _fuzz(schema_dict: dict, app, token: str, label: str, existing: dict[str, in
 def test_no_operation_answers_a_5xx_or_off_schema(annotator, admin, annotator_api, wsgi_app):
     catalog_import_bundled()
     # Rows whose optional references are empty: the schema must say those fields may be null.
-    call = tool_execute(tool=Tool.objects.filter(is_active=True).first(), params={}, mode="replay").call
+    call = tool_execute(
+        tool=Tool.objects.filter(is_active=True).first(), params={}, options=CallOptions(mode="replay")
+    ).call
     job = Job.objects.create(kind="site.diagnostics")
     existing = {"GET /api/v1/calls/{id}/": call.pk, "GET /api/v1/jobs/{id}/": job.pk}
     schema = annotator_api.get("/api/v1/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()

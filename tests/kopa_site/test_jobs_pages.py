@@ -226,7 +226,7 @@ def test_the_admin_shows_jobs_read_only_and_cancels_through_the_service(users, d
     assert "Traceback (most recent call last)" in html
     assert 'name="_save"' not in html
     messages = [str(message) for message in response.context["messages"]]
-    assert "Cancelled or asked to stop 1 job(s)." in messages
+    assert f"Cancelled or asked to stop: job #{pending.pk}." in messages
     assert any(f"#{failed.pk}: job #{failed.pk} has already failed" in message for message in messages)
     pending.refresh_from_db()
     assert (pending.status, pending.cancelled_by) == (Job.Status.CANCELLED, users.admin)
