@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -605,6 +606,10 @@ def specificity_value(
             continue  # a 시도 row's 00000 is no other 동
         if [str(v) for v in out] != current and out not in others:
             others.append(out)
+    if others and len(current) > 1 and (far := _farthest(current, others)) is not None:
+        # A point (x with y): a neighbour a few metres off answers like the point itself, which says nothing about
+        # the binding; the record farthest away is another place.
+        return far, "the farthest point among A's records"
     if others:
         return others[rng.randrange(len(others))], "another value from A's records"
     if len(target_domains) == 1:
@@ -612,6 +617,17 @@ def specificity_value(
         if samples:
             return [samples[rng.randrange(len(samples))]], f"another {target_domains[0]} from the reference table"
     return None
+
+
+def _farthest(current: Sequence[str], others: Sequence[Sequence[Any]]) -> list[Any] | None:
+    """Of `others`, the tuple of numbers farthest (Euclidean) from `current`; None unless all are numbers."""
+    try:
+        here = [float(v) for v in current]
+        points = [[float(v) for v in other] for other in others]
+    except (TypeError, ValueError):
+        return None
+    distances = [math.dist(here, point) for point in points]
+    return list(others[distances.index(max(distances))])
 
 
 def confusion_value(target_domains: Sequence[str], rng: random.Random) -> tuple[list[str], str] | None:

@@ -153,6 +153,18 @@ def test_the_controls_bind_valid_values_of_the_same_and_of_the_most_confusable_d
     assert value == ["11680"] and "A's records" in origin
     value, origin = TR.specificity_value(records[:1], ["region_cd"], "slice:0:5", {"LAWD_CD": "11110"}, ["sgg5"], rng)
     assert value[0] in domains.DOMAINS["sgg5"].samples and value[0] != "11110"
+    # A point's control is the point farthest off among A's records, whatever the dice: a hospital in the same
+    # building answers "which stations are near" as the bound one does, which says nothing about the binding.
+    points = [
+        {"x": "235075.88", "y": "324819.83"},
+        {"x": "235080.75", "y": "324821.34"},
+        {"x": "170755.89", "y": "131405.97"},
+    ]
+    for seed in range(5):
+        value, origin = TR.specificity_value(
+            points, ["x", "y"], "pair", {"tmX": "235075.88", "tmY": "324819.83"}, ["tm.x", "tm.y"], random.Random(seed)
+        )
+        assert value == ["170755.89", "131405.97"] and "farthest" in origin
     confusion, origin = TR.confusion_value(["tour.area"], rng)
     assert confusion[0] in domains.DOMAINS["sgg5"].samples and "sgg5" in origin
     assert TR.confusion_value(["tm.x", "tm.y"], rng) is None  # coordinates: pairs and frames guard them
