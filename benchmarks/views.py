@@ -50,7 +50,7 @@ from benchmarks.services import (
     model_entry_update,
 )
 from kopa_site.errors import parsed, refused_with, refuses_to, run_resume_view
-from kopa_site.page_helpers import query_without_page, require_role
+from kopa_site.page_helpers import query_without_page, require_role, run_started
 from kopa_site.roles import REVIEWER, has_role
 
 PAGE_SIZE = 50
@@ -240,18 +240,13 @@ def run_start(request):
     else:
         run = eval_run_create(model=model, task_codes=codes or None, user=request.user, **options)
     job = eval_run_start(run=run, user=request.user)
-    messages.success(
-        request,
-        gettext("Run #%(run)s of %(name)s started as job #%(job)s.")
-        % {"run": run.pk, "name": model.name, "job": job.pk},
-    )
-    return redirect("benchmarks:run", pk=run.pk)
+    message = gettext("Run #%(run)s of %(name)s started as job #%(job)s.")
+    return run_started(request, run=run, job=job, message=message, name=model.name)
 
 
 run_resume = run_resume_view(
     model=EvalRun,
     resume=eval_run_resume,
-    url_name="benchmarks:run",
     message=gettext_noop("Run #%(run)s continues as job #%(job)s; its stored episodes are kept."),
 )
 

@@ -20,7 +20,7 @@ from datasets.services import RUN_DEFAULTS, synthesis_run_create, synthesis_run_
 from graphs.engine.walk import JUNCTIONS, STRATEGIES
 from graphs.models import GraphSnapshot
 from kopa_site.errors import posted_whole_numbers, refuses_to
-from kopa_site.page_helpers import require_role
+from kopa_site.page_helpers import require_role, run_started
 from kopa_site.roles import REVIEWER, has_role
 
 PAGE_SIZE = 50
@@ -76,10 +76,7 @@ def run_start(request):
             return redirect("datasets:index")
     run = synthesis_run_create(params=params, snapshot=snapshot, user=request.user)
     job = synthesis_run_start(run=run, user=request.user)
-    messages.success(
-        request, gettext("Synthesis run #%(run)s started as job #%(job)s.") % {"run": run.pk, "job": job.pk}
-    )
-    return redirect("datasets:run", pk=run.pk)
+    return run_started(request, run=run, job=job, message=gettext("Synthesis run #%(run)s started as job #%(job)s."))
 
 
 @login_required

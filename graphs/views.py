@@ -42,7 +42,7 @@ from graphs.services import (
 )
 from kopa_site.errors import posted_whole_numbers, refuses_to, run_resume_view
 from kopa_site.jobs import job_start
-from kopa_site.page_helpers import query_without_page, require_role
+from kopa_site.page_helpers import query_without_page, require_role, run_started
 from kopa_site.roles import REVIEWER, has_role
 
 PAGE_SIZE = 50
@@ -187,16 +187,12 @@ def run_start(request):
     params = posted_whole_numbers(request, ("rounds", "batch_size", "n_max"))
     run = verification_run_create(params=params, user=request.user)
     job = verification_run_start(run=run, user=request.user)
-    messages.success(
-        request, gettext("Verification run #%(run)s started as job #%(job)s.") % {"run": run.pk, "job": job.pk}
-    )
-    return redirect("graphs:run", pk=run.pk)
+    return run_started(request, run=run, job=job, message=gettext("Verification run #%(run)s started as job #%(job)s."))
 
 
 run_resume = run_resume_view(
     model=VerificationRun,
     resume=verification_run_resume,
-    url_name="graphs:run",
     message=gettext_noop("Run #%(run)s continues as job #%(job)s; its stored trials are kept."),
 )
 

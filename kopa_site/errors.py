@@ -19,7 +19,7 @@ from django.views.decorators.http import require_POST
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from kopa_site.page_helpers import require_role
+from kopa_site.page_helpers import require_role, run_started
 from kopa_site.roles import REVIEWER
 
 
@@ -110,8 +110,9 @@ def posted_whole_numbers(request, names: Iterable[str]) -> dict[str, int]:
     return numbers
 
 
-def run_resume_view(*, model, resume: Callable, url_name: str, message: str) -> Callable[..., HttpResponse]:
-    """The page view that continues a stopped run in a new job (reviewers and up), then shows the run's page.
+def run_resume_view(*, model, resume: Callable, message: str) -> Callable[..., HttpResponse]:
+    """The page view that continues a stopped run in a new job (reviewers and up), then shows the run's page
+    (its get_absolute_url, where a refusal is shown too).
 
     `resume(run=, user=)` is the app's service; `message` is a translatable text (marked with gettext_noop at
     the call site) filled with the run's and the job's numbers, e.g.
@@ -120,12 +121,11 @@ def run_resume_view(*, model, resume: Callable, url_name: str, message: str) -> 
 
     @login_required
     @require_POST
-    @refuses_to(url_name)
+    @refuses_to(lambda request, pk: model(pk=pk).get_absolute_url())
     def run_resume(request, pk: int):
         require_role(request, REVIEWER)
         run = get_object_or_404(model, pk=pk)
         job = resume(run=run, user=request.user)
-        messages.success(request, gettext(message) % {"run": run.pk, "job": job.pk})
-        return redirect(url_name, pk=run.pk)
+        return run_started(request, run=run, job=job, message=gettext(message))
 
     return run_resume

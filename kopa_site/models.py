@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -131,3 +132,7 @@ class Run(models.Model):
 
     def __str__(self) -> str:
         return f"{self.noun[:1].upper()}{self.noun[1:]} #{self.pk} ({self.status})"
+
+    def get_absolute_url(self) -> str:
+        """The run's page: every app that has runs names its detail page `<app>:run`."""
+        return reverse(f"{self._meta.app_label}:run", args=[self.pk])

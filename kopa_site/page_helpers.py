@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.contrib import messages
 from django.core.exceptions import PermissionDenied
+from django.http import HttpResponse
+from django.shortcuts import redirect
 
 from kopa_site.roles import ANNOTATOR, has_role
 
@@ -18,3 +23,10 @@ def query_without_page(request) -> str:
     query = request.GET.copy()
     query.pop("page", None)
     return query.urlencode()
+
+
+def run_started(request, *, run, job, message: str, **fields: Any) -> HttpResponse:
+    """The answer to a page that started or resumed a run: `message` (already translated; `%(run)s`, `%(job)s` and
+    any `fields` filled in) as a success message, then the run's own page."""
+    messages.success(request, message % {"run": run.pk, "job": job.pk, **fields})
+    return redirect(run)

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from datasets.selectors import version_list
 from kopa_site.errors import parsed, refused_with, refuses_to, run_resume_view
-from kopa_site.page_helpers import require_role
+from kopa_site.page_helpers import require_role, run_started
 from kopa_site.roles import REVIEWER, has_role
 from training.engine.presets import PRESETS
 from training.models import TrainingRun
@@ -116,11 +116,8 @@ def run_start(request):
         user=request.user,
     )
     job = training_run_start(run=run, user=request.user)
-    messages.success(
-        request,
-        gettext("Training run #%(run)s queued as job #%(job)s on the gpu queue.") % {"run": run.pk, "job": job.pk},
-    )
-    return redirect("training:run", pk=run.pk)
+    message = gettext("Training run #%(run)s queued as job #%(job)s on the gpu queue.")
+    return run_started(request, run=run, job=job, message=message)
 
 
 @login_required
@@ -140,6 +137,5 @@ def run_cancel(request, pk: int):
 run_resume = run_resume_view(
     model=TrainingRun,
     resume=training_run_resume,
-    url_name="training:run",
     message=gettext_noop("Run #%(run)s continues from its last checkpoint as job #%(job)s."),
 )

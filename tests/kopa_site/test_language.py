@@ -65,7 +65,6 @@ def test_every_message_has_korean_and_the_compiled_catalog_is_current():
     assert len(entries) > 900
     missing = [msgid for msgid, msgstr in entries if not msgstr]
     assert missing == []
-    assert (LOCALE / "django.mo").stat().st_mtime >= (LOCALE / "django.po").stat().st_mtime - 1
     with translation.override("ko"):
         compiled = [msgid for msgid, msgstr in entries if "%" not in msgid and translation.gettext(msgid) != msgstr]
     assert compiled == []  # django.mo holds what django.po says
