@@ -38,7 +38,7 @@ from datasets.engine.items import build_item, used_tools
 from datasets.engine.needs import NeedPlanner, Phrasebook, Verified, llm_rewrite, realise, write
 from datasets.engine.synthesis import Execution, execute_plan
 from datasets.models import SynthesisRun, Trajectory, TrajectoryCall, TrajectoryStep
-from graphs.engine import trials as TR
+from graphs.engine import trials as trial_engine
 from graphs.engine.graph import from_node_link
 from graphs.engine.llm import LLMClient, LLMError, client_from_settings
 from graphs.engine.walk import JUNCTIONS, MAX_LENGTH, STRATEGIES, Plan, ToolMeta, Usage, WalkConfig, Walker, WalkError
@@ -166,7 +166,7 @@ def _entries(tool: Tool) -> list[dict[str, str]]:
         .only("params")[:RECORDED_INPUTS]
     )
     recorded = [c.params for c in calls if isinstance(c.params, dict)]
-    return TR.source_inputs(tool.parameters, recorded)
+    return trial_engine.source_inputs(tool.parameters, recorded)
 
 
 def tool_metas(tools: Iterable[Tool]) -> dict[int, ToolMeta]:

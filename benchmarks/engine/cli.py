@@ -1,12 +1,12 @@
 """Command line for the engines, without Django: validate task files, run a model on them, score a run.
 
-    python -m benchmarks.engine.cli validate bench/tasks/
+    python -m benchmarks.engine.cli validate benchmarks/tasks/
     python -m benchmarks.engine.cli stats benchmarks/tasks/
-    python -m benchmarks.engine.cli run --tasks bench/tasks/ --backend oracle --start-sandbox --out var/bench/oracle.jsonl
-    python -m benchmarks.engine.cli run --tasks bench/tasks/ --backend openai --base-url http://gpu:8000/v1 \
+    python -m benchmarks.engine.cli run --tasks benchmarks/tasks/ --backend oracle --start-sandbox --out var/bench/oracle.jsonl
+    python -m benchmarks.engine.cli run --tasks benchmarks/tasks/ --backend openai --base-url http://gpu:8000/v1 \
         --model kor-tool-9b --sandbox-url http://127.0.0.1:8765 --seeds 0 1 2 3 --concurrency 16 --out var/bench/run.jsonl
     python -m benchmarks.engine.cli run ... --backend openai --vllm-checkpoint /models/ckpt --served-model-name kor-tool-9b
-    python -m benchmarks.engine.cli score --tasks bench/tasks/ --results var/bench/run.jsonl --k 1 --k 4
+    python -m benchmarks.engine.cli score --tasks benchmarks/tasks/ --results var/bench/run.jsonl --k 1 --k 4
 
 The tools are the catalog built from the sandbox's Swagger specs (apis/sandbox/specs); an API key for the
 endpoint is read from the environment variable named by --api-key-env, never from the command line.

@@ -6,7 +6,7 @@ import random
 import pytest
 
 from graphs.engine import domains
-from graphs.engine import trials as TR
+from graphs.engine import trials as trial_engine
 from graphs.engine.posterior import STRUCTURAL, SUCCESS
 
 AIRKOREA = "apis.data.go.kr/B552584"
@@ -83,25 +83,27 @@ def test_a_field_whose_kind_depends_on_the_request():
 
 
 def test_an_echo_is_the_input_or_a_known_projection_of_it():
-    assert TR.is_echo({"sggCd": "11680"}, {"LAWD_CD": "11680", "DEAL_YMD": "202610"})
-    assert TR.is_echo({"admCd": "1111010100"}, {"admCd": "1111010100", "rnMgtSn": "111103100012"})
-    assert TR.is_echo({"b_no": "2208162517"}, {"businesses": [{"b_no": "2208162517", "p_nm": "홍길동"}]})
-    assert TR.is_echo({"x": "11110"}, {"region": "1111010100"})  # a 5-digit slice of a 10-digit input
-    assert not TR.is_echo({"region_cd": "1111010100"}, {"locatadd_nm": "서울특별시 종로구"})
-    assert not TR.is_echo({"nodeid": "DJB8001793"}, {})
+    assert trial_engine.is_echo({"sggCd": "11680"}, {"LAWD_CD": "11680", "DEAL_YMD": "202610"})
+    assert trial_engine.is_echo({"admCd": "1111010100"}, {"admCd": "1111010100", "rnMgtSn": "111103100012"})
+    assert trial_engine.is_echo({"b_no": "2208162517"}, {"businesses": [{"b_no": "2208162517", "p_nm": "홍길동"}]})
+    assert trial_engine.is_echo({"x": "11110"}, {"region": "1111010100"})  # a 5-digit slice of a 10-digit input
+    assert not trial_engine.is_echo({"region_cd": "1111010100"}, {"locatadd_nm": "서울특별시 종로구"})
+    assert not trial_engine.is_echo({"nodeid": "DJB8001793"}, {})
 
 
 def test_a_bound_value_that_the_transform_gives_from_an_input_is_an_echo():
     # select_stdg listed the 동 of 종로구 (stdgCd=1111000000): their first 2 or 5 digits are what it was asked.
     request = {"stdgCd": "1111000000", "lv": "3", "srchFrYm": "202609"}
     dong = {"stdgCd": "1111010900"}
-    assert TR.is_echo(dong, request, "slice:0:2", {"lDongRegnCd": "11"})
-    assert TR.is_echo(dong, request, "slice:2:5", {"lDongSignguCd": "110"})
-    assert TR.is_echo(dong, request, "slice:0:5", {"LAWD_CD": "11110"})
+    assert trial_engine.is_echo(dong, request, "slice:0:2", {"lDongRegnCd": "11"})
+    assert trial_engine.is_echo(dong, request, "slice:2:5", {"lDongSignguCd": "110"})
+    assert trial_engine.is_echo(dong, request, "slice:0:5", {"LAWD_CD": "11110"})
     # ...but the 동 part is new: listing a 시군구's 동 and handing one on is a real hop.
-    assert not TR.is_echo(dong, request, "slice:5:10", {"bjdongCd": "10900"})
+    assert not trial_engine.is_echo(dong, request, "slice:5:10", {"bjdongCd": "10900"})
     # A page number is no input a record could echo: 부번 1 after pageNo=1 is a finding.
-    assert not TR.is_echo({"lnbrSlno": "1"}, {"keyword": "종로", "currentPage": "1"}, "zero_pad:4", {"ji": "0001"})
+    assert not trial_engine.is_echo(
+        {"lnbrSlno": "1"}, {"keyword": "종로", "currentPage": "1"}, "zero_pad:4", {"ji": "0001"}
+    )
 
 
 def test_consistency_needs_agreement_on_a_shared_domain_or_an_echo_of_the_bound_value():
@@ -109,22 +111,24 @@ def test_consistency_needs_agreement_on_a_shared_domain_or_an_echo_of_the_bound_
     source_domains = {"areacode": "tour.area", "contentid": "tour.content_id"}
     target_domains = {"contentid": "tour.content_id", "areacode": "tour.area"}
     bound_domains = {"contentId": "tour.content_id"}
-    echo = TR.consistency(
+    echo = trial_engine.consistency(
         {"contentId": "195400"}, bound_domains, source, source_domains, [{"contentid": "195400"}], target_domains
     )
-    assert echo.verdict == TR.CONSISTENT and "echoes" in echo.detail
-    agree = TR.consistency(
+    assert echo.verdict == trial_engine.CONSISTENT and "echoes" in echo.detail
+    agree = trial_engine.consistency(
         {"contentId": "9"}, bound_domains, source, source_domains, [{"areacode": "1"}], target_domains
     )
-    assert agree.verdict == TR.CONSISTENT and "tour.area" in agree.detail
-    wrong = TR.consistency(
+    assert agree.verdict == trial_engine.CONSISTENT and "tour.area" in agree.detail
+    wrong = trial_engine.consistency(
         {"contentId": "9"}, bound_domains, source, source_domains, [{"areacode": "7"}], target_domains
     )
-    assert wrong.verdict == TR.INCONSISTENT_CHECK and "tour.area 1 vs 7" in wrong.detail
-    unknown = TR.consistency({"contentId": "9"}, bound_domains, source, source_domains, [{"x": "1"}], target_domains)
-    assert unknown.verdict == TR.UNCHECKED
+    assert wrong.verdict == trial_engine.INCONSISTENT_CHECK and "tour.area 1 vs 7" in wrong.detail
+    unknown = trial_engine.consistency(
+        {"contentId": "9"}, bound_domains, source, source_domains, [{"x": "1"}], target_domains
+    )
+    assert unknown.verdict == trial_engine.UNCHECKED
     # A 10-digit 법정동 code on one side agrees with its 시군구 prefix on the other.
-    sliced = TR.consistency(
+    sliced = trial_engine.consistency(
         {"LAWD_CD": "11110"},
         {},
         {"region_cd": "1111010100"},
@@ -132,9 +136,9 @@ def test_consistency_needs_agreement_on_a_shared_domain_or_an_echo_of_the_bound_
         [{"sggCd": "11110"}],
         {"sggCd": "sgg5"},
     )
-    assert sliced.verdict == TR.CONSISTENT
+    assert sliced.verdict == trial_engine.CONSISTENT
     # One page of a longer answer that lacks A's value is no disagreement: 종로구 (23) is on a later page.
-    page = TR.consistency(
+    page = trial_engine.consistency(
         {"areaCode": "1"},
         {"areaCode": "tour.area"},
         {"sigungucode": "23"},
@@ -143,15 +147,19 @@ def test_consistency_needs_agreement_on_a_shared_domain_or_an_echo_of_the_bound_
         {"code": "tour.sigungu"},
         complete=False,
     )
-    assert page.verdict == TR.UNCHECKED and "one page" in page.detail
+    assert page.verdict == trial_engine.UNCHECKED and "one page" in page.detail
 
 
 def test_the_controls_bind_valid_values_of_the_same_and_of_the_most_confusable_domain():
     rng = random.Random(1)
     records = [{"region_cd": "1111010100"}, {"region_cd": "1168010100"}]
-    value, origin = TR.specificity_value(records, ["region_cd"], "slice:0:5", {"LAWD_CD": "11110"}, ["sgg5"], rng)
+    value, origin = trial_engine.specificity_value(
+        records, ["region_cd"], "slice:0:5", {"LAWD_CD": "11110"}, ["sgg5"], rng
+    )
     assert value == ["11680"] and "A's records" in origin
-    value, origin = TR.specificity_value(records[:1], ["region_cd"], "slice:0:5", {"LAWD_CD": "11110"}, ["sgg5"], rng)
+    value, origin = trial_engine.specificity_value(
+        records[:1], ["region_cd"], "slice:0:5", {"LAWD_CD": "11110"}, ["sgg5"], rng
+    )
     assert value[0] in domains.DOMAINS["sgg5"].samples and value[0] != "11110"
     # A point's control is the point farthest off among A's records, whatever the dice: a hospital in the same
     # building answers "which stations are near" as the bound one does, which says nothing about the binding.
@@ -161,29 +169,33 @@ def test_the_controls_bind_valid_values_of_the_same_and_of_the_most_confusable_d
         {"x": "170755.89", "y": "131405.97"},
     ]
     for seed in range(5):
-        value, origin = TR.specificity_value(
+        value, origin = trial_engine.specificity_value(
             points, ["x", "y"], "pair", {"tmX": "235075.88", "tmY": "324819.83"}, ["tm.x", "tm.y"], random.Random(seed)
         )
         assert value == ["170755.89", "131405.97"] and "farthest" in origin
-    confusion, origin = TR.confusion_value(["tour.area"], rng)
+    confusion, origin = trial_engine.confusion_value(["tour.area"], rng)
     assert confusion[0] in domains.DOMAINS["sgg5"].samples and "sgg5" in origin
-    assert TR.confusion_value(["tm.x", "tm.y"], rng) is None  # coordinates: pairs and frames guard them
+    assert trial_engine.confusion_value(["tm.x", "tm.y"], rng) is None  # coordinates: pairs and frames guard them
     # A confusion control holds when B fails, finds nothing, says no, or answers about something else.
-    assert TR.confusion_outcome(True, None, [], None) == (SUCCESS, "")
-    assert TR.confusion_outcome(True, None, [{"valid": "02"}], None) == (SUCCESS, "")
-    inconsistent = TR.Check(TR.INCONSISTENT_CHECK, "")
-    assert TR.confusion_outcome(True, None, [{"a": 1}], inconsistent) == (SUCCESS, "")
-    assert TR.confusion_outcome(True, None, [{"a": 1}], TR.Check(TR.UNCHECKED, "")) == (
+    assert trial_engine.confusion_outcome(True, None, [], None) == (SUCCESS, "")
+    assert trial_engine.confusion_outcome(True, None, [{"valid": "02"}], None) == (SUCCESS, "")
+    inconsistent = trial_engine.Check(trial_engine.INCONSISTENT_CHECK, "")
+    assert trial_engine.confusion_outcome(True, None, [{"a": 1}], inconsistent) == (SUCCESS, "")
+    assert trial_engine.confusion_outcome(True, None, [{"a": 1}], trial_engine.Check(trial_engine.UNCHECKED, "")) == (
         STRUCTURAL,
-        TR.CONFUSION_ACCEPTED,
+        trial_engine.CONFUSION_ACCEPTED,
     )
 
 
 def test_a_record_that_says_no_is_a_failed_trial():
-    assert TR.target_outcome(True, None, [{"b_no": "1", "valid": "02"}]) == (STRUCTURAL, TR.NEGATIVE_ANSWER)
-    assert TR.target_outcome(True, None, [{"b_no": "1", "valid": "01"}]) == (SUCCESS, "")
+    assert trial_engine.target_outcome(True, None, [{"b_no": "1", "valid": "02"}]) == (
+        STRUCTURAL,
+        trial_engine.NEGATIVE_ANSWER,
+    )
+    assert trial_engine.target_outcome(True, None, [{"b_no": "1", "valid": "01"}]) == (SUCCESS, "")
     assert (
-        TR.target_outcome(True, None, [{"tax_type": "국세청에 등록되지 않은 사업자등록번호입니다."}])[0] == STRUCTURAL
+        trial_engine.target_outcome(True, None, [{"tax_type": "국세청에 등록되지 않은 사업자등록번호입니다."}])[0]
+        == STRUCTURAL
     )
 
 

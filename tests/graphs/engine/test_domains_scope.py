@@ -56,13 +56,15 @@ def test_a_value_scoped_by_a_parent_code_declares_the_parent_as_companion():
 def test_trials_and_walks_never_bind_a_city_divided_into_gu():
     import random
 
-    from graphs.engine import trials as TR
+    from graphs.engine import trials as trial_engine
     from graphs.engine.walk import Link
 
     rows = [{"region_cd": "4100000000"}, {"region_cd": "4111000000"}, {"region_cd": "4111100000"}]
     for seed in range(20):  # whichever record the dice pick first, 장안구 is the one bound
-        binding = TR.bind(rows, ["region_cd"], ["LAWD_CD"], "slice:0:5", random.Random(seed), ["sgg5"])
+        binding = trial_engine.bind(rows, ["region_cd"], ["LAWD_CD"], "slice:0:5", random.Random(seed), ["sgg5"])
         assert binding.bound == {"LAWD_CD": "41111"}
-    assert TR.bind(rows[:2], ["region_cd"], ["LAWD_CD"], "slice:0:5", random.Random(1), ["sgg5"]) == (TR.NO_VALID_VALUE)
+    assert trial_engine.bind(rows[:2], ["region_cd"], ["LAWD_CD"], "slice:0:5", random.Random(1), ["sgg5"]) == (
+        trial_engine.NO_VALID_VALUE
+    )
     link = Link(("region_cd",), ("LAWD_CD",), "slice:0:5", invalid=(domains.domain("sgg5").invalid,))
     assert not link.accepts(["41110"]) and not link.accepts(["41000"]) and link.accepts(["41111"])
