@@ -18,6 +18,7 @@ from datasets.engine.needs.catalog import (
     arrival_said,
     arrival_text,
     distinct,
+    holiday_name,
     hour_span,
     local_address,
     order_phrase,
@@ -171,6 +172,11 @@ def test_stops_are_named_as_people_say_them_and_buses_read_as_minutes_and_stops(
     assert arrival_text("3분후[2번째 전]") == "3분 후(2정류장 전)"
     assert arrival_text("2분30초후[1번째 전]") == "2분 30초 후(1정류장 전)"
     assert arrival_text("곧 도착") == "곧 도착"
+
+
+def test_new_years_day_is_called_what_people_call_it():
+    assert holiday_name("1월1일") == "신정(1월1일)"  # KASI's own spelling, kept in the observation
+    assert holiday_name("삼일절") == "삼일절"
 
 
 def test_trains_are_told_by_their_heading_and_arrival_in_words():

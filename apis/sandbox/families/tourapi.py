@@ -276,11 +276,22 @@ def places_of(area_code: str, sigungu_code: str, typeid: str) -> tuple[Place, ..
     taken: dict[str, int] = {}  # title -> places of that name so far
     for n in range(min(count, 399)):
         pr = rng("tour-place", area_code, sigungu_code, typeid, n)
-        dong = pr.choice(dongs)
-        pattern, cat1, cat2, cat3, lcls, _, _ = pick_weighted(pr, [(k, k[5]) for k in kinds])
-        food = pr.choice(FOODS)
-        parts = {"d": _stem(dong.leaf_name), "food": food, "surname": pr.choice(SURNAMES)}
-        title = _unique_title(pattern.format(s=sgg_stem, **parts), pattern.format(s=parts["d"], **parts), typeid, taken)
+        # A name the district already has is drawn again (another kind, another 동): real listings hold one park
+        # or museum of a name per 시군구; a restaurant or a lodging of a taken name is a branch (2호점).
+        for attempt in range(_NAME_DRAWS):
+            dong = pr.choice(dongs)
+            pattern, cat1, cat2, cat3, lcls, _, _ = pick_weighted(pr, [(k, k[5]) for k in kinds])
+            food = pr.choice(FOODS)
+            parts = {"d": _stem(dong.leaf_name), "food": food, "surname": pr.choice(SURNAMES)}
+            title = _unique_title(
+                pattern.format(s=sgg_stem, **parts),
+                pattern.format(s=parts["d"], **parts),
+                typeid,
+                taken,
+                branch=attempt == _NAME_DRAWS - 1,
+            )
+            if title:
+                break
         created = datetime(2003, 1, 1) + timedelta(days=pr.randint(0, 8000), seconds=pr.randint(0, 86399))
         kind = food if "{food}" in pattern else pattern.replace("{d}", "").replace("{s}", "").strip()
         found.append(
@@ -300,17 +311,25 @@ def places_of(area_code: str, sigungu_code: str, typeid: str) -> tuple[Place, ..
     return tuple(found)
 
 
-def _unique_title(title: str, local: str, typeid: str, taken: dict[str, int]) -> str:
+_NAME_DRAWS = 40  # draws of a new name before a place of a taken one becomes a branch
+_CHAINS = ("39", "32")  # restaurants and lodging: a taken name is a branch, as chains are
+
+
+def _unique_title(title: str, local: str, typeid: str, taken: dict[str, int], *, branch: bool) -> str | None:
     """One name a place within a 시군구 and type, as in the real listings: a second "관악역사박물관" is named after its
-    동 instead ("봉천역사박물관"), and where that is taken too it is a branch ("봉천칼국수 2호점", "남현도서관 분관 2")."""
+    동 instead ("봉천역사박물관"); where that is taken too, a restaurant or a lodging is a branch ("봉천칼국수 2호점")
+    and any other place has no name yet (None: draw again), unless `branch` (the last draw), when it is "… 2관"."""
     for candidate in (title, local):
         if candidate not in taken:
             taken[candidate] = 1
             return candidate
+    chain = typeid in _CHAINS
+    if not chain and not branch:
+        return None
     taken[title] += 1
-    branch = f"{title} {taken[title]}호점" if typeid == "39" else f"{title} 분관 {taken[title] - 1}"
-    taken[branch] = 1
-    return branch
+    named = f"{title} {taken[title]}호점" if chain else f"{title} {taken[title]}관"
+    taken[named] = 1
+    return named
 
 
 def _modified(place: Place, now: datetime) -> datetime:

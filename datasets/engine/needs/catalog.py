@@ -951,6 +951,13 @@ def minutes_away(message: Any) -> float:
     return int(match.group(1) or 0) + int(match.group(2) or 0) / 60
 
 
+def holiday_name(name: Any) -> str:
+    """A holiday as people call it: the API names New Year's Day by its date ('1월1일'), which reads as '1월 1일은
+    1월1일이에요'; it is 신정."""
+    text = str(name).strip()
+    return "신정(1월1일)" if text == "1월1일" else text
+
+
 def arrival_text(message: Any) -> str:
     """'3분후[2번째 전]' -> '3분 후(2정류장 전)', '2분30초후[1번째 전]' -> '2분 30초 후(1정류장 전)'; others as they are."""
     text = str(message).strip()
@@ -984,13 +991,24 @@ async def next_bus(ctx: Ctx) -> Outcome:
         for r in shown:
             ctx.answer(arrivals, "rtNm", r["rtNm"])
             ctx.answer(arrivals, "arrmsg1", r["arrmsg1"], shown=arrival_text(r["arrmsg1"]))
-        heading = Counter(str(r.get("nxtStn") or "").strip() for r in rows if r.get("nxtStn")).most_common(1)
-        if len(stops) > 1:
-            if not heading:
-                raise Discard("need.ambiguous", f"{len(stops)} stops named {label_} and no direction")
-            ctx.answer(arrivals, "nxtStn", heading[0][0])
-        boards.append((heading[0][0] if heading else "", shown, total))
-    ctx.asked("노선", str(boards[0][1][0]["rtNm"]))
+        headings = {str(r.get("nxtStn") or "").strip() for r in rows} - {""}
+        boards.append((stop, arrivals, headings, shown, total))
+    ctx.asked("노선", str(boards[0][3][0]["rtNm"]))
+    # Stops of one name are told apart by the next stop when every bus of a side goes on to the same one and the
+    # sides differ; else by the number on the stop's sign (arsId), which is what tells them apart on the street.
+    by_heading = (
+        len(boards) > 1 and all(len(b[2]) == 1 for b in boards) and len({min(b[2]) for b in boards}) == len(boards)
+    )
+    sides = []
+    for stop, arrivals, headings, shown, total in boards:
+        if len(boards) == 1:
+            sides.append(("", shown, total))
+        elif by_heading:
+            heading = ctx.answer(arrivals, "nxtStn", min(headings))
+            sides.append((f"다음 정류장이 {korean.josa(heading, '인')} 쪽", shown, total))
+        else:
+            number_ = ctx.answer(found, "arsId", stop["arsId"])
+            sides.append((f"정류소 번호 {number_}번", shown, total))
 
     def board(shown, total) -> str:
         lines = ", ".join(f"{r['rtNm']}번 {arrival_text(r['arrmsg1'])}" for r in shown)
@@ -1000,17 +1018,16 @@ async def next_bus(ctx: Ctx) -> Outcome:
             return f"{total}개 노선이 빨리 오는 순으로 {lines}"
         return f"{total}개 노선 중 가장 빨리 오는 {len(shown)}개는 {lines}"
 
-    if len(boards) == 1:
-        heading, shown, total = boards[0]
+    if len(sides) == 1:
+        _, shown, total = sides[0]
         said = korean.josa(board(shown, total), "이에요")
         answer = frame(ctx, "f22", (f"{name} 정류장에 서는 버스는 {said}.", f"지금 {name} 정류장 기준으로 {said}."))
     else:
-        sides = " ".join(
-            f"다음 정류장이 {korean.josa(h, '인')} 쪽은 {korean.josa(board(shown, total), '이에요')}."
-            for h, shown, total in boards
+        each = " ".join(
+            f"{korean.josa(side, '은')} {korean.josa(board(shown, total), '이에요')}." for side, shown, total in sides
         )
-        answer = f"{name} 정류장은 같은 이름으로 방향이 다른 {len(boards)}곳이 있어서 각각 알려드릴게요. {sides}"
-    short = ", ".join(f"{r['rtNm']}번 {arrival_text(r['arrmsg1'])}" for r in boards[0][1])
+        answer = f"{name} 정류장은 같은 이름으로 방향이 다른 {len(sides)}곳이 있어서 각각 알려드릴게요. {each}"
+    short = ", ".join(f"{r['rtNm']}번 {arrival_text(r['arrmsg1'])}" for r in sides[0][1])
     return Outcome({"stop": name}, answer, short[:120])
 
 
@@ -1339,18 +1356,19 @@ async def holiday_pharmacy(ctx: Ctx) -> Outcome:
     answer_pharmacies(ctx, found, shown, gu)
     if locdate in days:
         ctx.answer(holidays, "dateName", days[locdate]["dateName"])
+        holiday = holiday_name(days[locdate]["dateName"])
         head = frame(
             ctx,
             "f27",
             (
-                f"{spoken}({korean.WEEKDAYS[date.weekday()]}요일)은 공휴일({days[locdate]['dateName']})이 맞아요. "
+                f"{spoken}({korean.WEEKDAYS[date.weekday()]}요일)은 공휴일({holiday})이 맞아요. "
                 f"그날 {gu}에서 문을 여는 약국은 {total}곳이에요.",
-                f"네, {spoken}은 {korean.josa(days[locdate]['dateName'], '이에요')}. 쉬는 날이지만 {gu}에서 그날 여는 약국이 "
+                f"네, {spoken}은 {korean.josa(holiday, '이에요')}. 쉬는 날이지만 {gu}에서 그날 여는 약국이 "
                 f"{total}곳 있어요.",
             ),
         )
     else:
-        names = ", ".join(f"{korean.ymd(d)} {days[d]['dateName']}" for d in sorted(days))
+        names = ", ".join(f"{korean.ymd(d)} {holiday_name(days[d]['dateName'])}" for d in sorted(days))
         for d in sorted(days):
             ctx.answer(holidays, "dateName", days[d]["dateName"])
         head = (
@@ -1384,7 +1402,9 @@ async def weekday_holidays(ctx: Ctx) -> Outcome:
     for _, r in rows:
         ctx.answer(found, "dateName", r["dateName"])
     ctx.asked("공휴일", str(rows[0][1]["dateName"]))
-    lines = ", ".join(f"{d.month}/{d.day}({korean.WEEKDAYS[d.weekday()]}) {r['dateName']}" for d, r in rows)
+    lines = ", ".join(
+        f"{d.month}/{d.day}({korean.WEEKDAYS[d.weekday()]}) {holiday_name(r['dateName'])}" for d, r in rows
+    )
     answer = frame(
         ctx,
         "f28",
