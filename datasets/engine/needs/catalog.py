@@ -1110,13 +1110,13 @@ async def subway_arrival(ctx: Ctx) -> Outcome:
             ctx,
             "f23",
             (
-                f"지금 {station}역에 들어오는 열차는 {total}편이에요. 방향마다 다음 열차는 {lines}.",
-                f"{station}역 다음 열차를 방향별로 보면 {lines}. 지금 들어오고 있는 열차는 모두 {total}편이에요.",
+                f"지금 {station}역으로 오고 있는 열차는 {total}편이에요. 방향마다 다음 열차는 {lines}.",
+                f"{station}역 다음 열차를 방향별로 보면 {lines}. 도착 예정 열차는 모두 {total}편이에요.",
             ),
         )
     else:
         answer = (
-            f"지금 {station}역에 들어오는 열차는 {total}편({directions}개 방향)이고, "
+            f"지금 {station}역으로 오고 있는 열차는 {total}편({directions}개 방향)이고, "
             f"그중 {len(shown)}개 방향의 다음 열차는 {lines}."
         )
     return Outcome({"station": station}, answer, lines[:120])
