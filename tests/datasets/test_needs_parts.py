@@ -7,6 +7,7 @@ import asyncio
 import random
 import re
 from collections import Counter
+from types import SimpleNamespace
 
 import pytest
 
@@ -300,3 +301,22 @@ def test_a_particle_after_a_parenthetical_follows_the_word_before_it():
     assert particle("우동 7,273명(3,703세대)", "이에요") == "우동 7,273명(3,703세대)이에요"
     assert particle("한글날(토)", "이에요") == "한글날(토)이에요"
     assert particle("관악구", "이에요") == "관악구예요"
+
+
+def test_stations_that_share_the_highest_reading_are_all_named():
+    ctx = _ctx("air_worst_station")
+    records = [
+        {"stationName": "지산동", "pm10Value": "62", "dataTime": "2026-11-18 14:00"},
+        {"stationName": "수창동", "pm10Value": "40", "dataTime": "2026-11-18 14:00"},
+        {"stationName": "평리동", "pm10Value": "62", "dataTime": "2026-11-18 14:00"},
+    ]
+
+    async def call(tool, args=None, **options):
+        ctx.runs.append(StepRun(0, executed=True))
+        return Result(0, [SimpleNamespace(seq=1, total_count=None)], records)
+
+    ctx.call = call
+    (need,) = [n for n in NEEDS if n.id == "air_worst_station"]
+    outcome = asyncio.run(need.program(ctx))
+    assert "지산동·평리동 측정소 2곳" in outcome.answer and "62㎍/㎥" in outcome.answer, outcome.answer
+    assert {f["value"] for f in ctx.answer_facts if f.get("field") == "stationName"} == {"지산동", "평리동"}

@@ -347,7 +347,15 @@ async def air_worst_station(ctx: Ctx) -> Outcome:
     ctx.pick(found, worst, criterion="max", field="pm10Value")
     value = number(worst["pm10Value"])
     ctx.derived(found, "max", "pm10Value", worst["pm10Value"])
-    ctx.answer(found, "stationName", worst["stationName"])
+    # Stations that share the highest reading are all the worst: each is named.
+    tied = [r for r in rows if number(r["pm10Value"]) == value]
+    for r in tied:
+        ctx.answer(found, "stationName", r["stationName"])
+    where = (
+        f"{worst['stationName']} 측정소"
+        if len(tied) == 1
+        else f"{'·'.join(str(r['stationName']) for r in tied)} 측정소 {len(tied)}곳(같은 값)"
+    )
     over = [r for r in rows if number(r["pm10Value"]) > PM10_BAD]
     ctx.condition(
         found,
@@ -376,8 +384,8 @@ async def air_worst_station(ctx: Ctx) -> Outcome:
         "f3",
         (
             f"{hour} 기준 {sido} 측정소 {counted} 중 미세먼지(PM10)가 가장 높은 곳은 "
-            f"{worst['stationName']} 측정소로 {fmt(value)}㎍/㎥예요. {verdict}",
-            f"{sido}에서 {hour} 현재 미세먼지(PM10)가 제일 높은 곳은 {worst['stationName']} 측정소예요. "
+            f"{korean.josa(where, '으로')} {fmt(value)}㎍/㎥예요. {verdict}",
+            f"{sido}에서 {hour} 현재 미세먼지(PM10)가 제일 높은 곳은 {korean.josa(where, '이에요')}. "
             f"{fmt(value)}㎍/㎥이고, 측정소 {counted}을 비교했어요. {verdict}",
         ),
     )
@@ -2107,9 +2115,13 @@ async def subscription_competition(ctx: Ctx) -> Outcome:
             ctx.answer(rates, "REQ_CNT", r["REQ_CNT"])
     ctx.asked("가장 높은 경쟁률", f"{number(top['CMPET_RATE']):g}", house_type(top["HOUSE_TY"]))
     lines = "; ".join(
-        f"{house_type(r['HOUSE_TY'])} {rate(r)}(공급 {r.get('SUPLY_HSHLDCO')}세대에 {int(number(r.get('REQ_CNT')) or 0):,}명 접수)"
+        f"{house_type(r['HOUSE_TY'])} {rate(r)}(일반공급 {r.get('SUPLY_HSHLDCO')}세대, 해당지역 "
+        f"{int(number(r.get('REQ_CNT')) or 0):,}명 접수)"
         for r in shown
     )
+    # The rate is against the homes the 해당지역 is allotted, not every 일반공급 home: said once, so that 58 applicants
+    # for 60 homes at 1.38 대 1 does not read as a contradiction.
+    basis = " 경쟁률은 일반공급 중 해당지역에 배정된 물량 대비 접수 건수라, 전체 세대수로 나눈 값과는 달라요."
     head = frame(
         ctx,
         "f43",
@@ -2124,7 +2136,9 @@ async def subscription_competition(ctx: Ctx) -> Outcome:
         if total <= len(shown)
         else f" 주택형 {total}개 중 경쟁률 높은 {len(shown)}개는 {lines}."
     )
-    return Outcome({"region": region, "house": house}, head + tail, f"{house_type(top['HOUSE_TY'])} {rate(top)}")
+    return Outcome(
+        {"region": region, "house": house}, head + tail + basis, f"{house_type(top['HOUSE_TY'])} {rate(top)}"
+    )
 
 
 # --- National days (KASI) -----------------------------------------------------------------------------------
