@@ -166,3 +166,12 @@ def test_chain_8_area_codes_to_list_to_details_over_http(sandbox_server):
             intro = call("detailIntro2", contentId=place["contentid"], contentTypeId=place["contenttypeid"])[0]
             assert common["title"] == place["title"] and common["addr1"].startswith("부산광역시 ")
             assert intro["contentid"] == place["contentid"] and "checkintime" in intro
+
+
+def test_a_district_names_each_place_once_and_only_chains_have_branches():
+    for area in tourapi.sigungus()[:40]:
+        for typeid in ("12", "14", "39", "32"):
+            titles = [p.title for p in tourapi.places_of(area.area_code, area.sigungu_code, typeid)]
+            assert len(titles) == len(set(titles)), (area.name, typeid)
+            if typeid in ("12", "14"):  # a park or a museum is never "… 분관 1" nor a 호점
+                assert not [t for t in titles if "분관" in t or "호점" in t], (area.name, typeid)
